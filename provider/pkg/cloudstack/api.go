@@ -1,0 +1,98 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cloudstack is the provider's only door to the CloudStack API: client construction,
+// credentials, the client-side rate limit, per-command metrics and error classification.
+package cloudstack
+
+import (
+	"context"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// Scope is the owner of the resources a call reads or creates. Empty fields mean the account
+// of the API key.
+type Scope struct {
+	// ProjectID is a project UUID.
+	ProjectID string
+	// DomainID is a domain UUID.
+	DomainID string
+}
+
+// VMFilter narrows listVirtualMachines. Tags are OR-ed by CloudStack; the provider always
+// passes the one cluster tag and filters the rest itself.
+type VMFilter struct {
+	ID   string
+	Name string
+	Tags map[string]string
+}
+
+// DeployRequest is one deployVirtualMachine call.
+type DeployRequest struct {
+	Scope
+	Name              string
+	ZoneID            string
+	ServiceOfferingID string
+	TemplateID        string
+	NetworkIDs        []string
+	// UserData is already base64 encoded.
+	UserData         string
+	RootDiskSizeGB   int64
+	DiskOfferingID   string
+	DataDiskSizeGB   int64
+	AffinityGroupIDs []string
+	SSHKeyPairs      []string
+	// Details become details[0].<key>=<value>, including cpuNumber/memory for custom offerings.
+	Details map[string]string
+}
+
+// Created is the immediate answer of an async create call.
+type Created struct {
+	ID    string
+	JobID string
+}
+
+// API lists only the CloudStack calls the provider makes. *Client implements it over
+// cloudstack-go; unit tests use an in-process fake. Every list call pages through all results
+// (pagesize 500), so callers never see a partial list.
+type API interface {
+	ListZones(ctx context.Context) ([]*cloudstack.Zone, error)
+	ListNetworks(ctx context.Context, scope Scope) ([]*cloudstack.Network, error)
+	// ListTemplates lists executable templates (templatefilter=executable) of every zone.
+	ListTemplates(ctx context.Context, scope Scope) ([]*cloudstack.Template, error)
+	ListServiceOfferings(ctx context.Context) ([]*cloudstack.ServiceOffering, error)
+	ListDiskOfferings(ctx context.Context) ([]*cloudstack.DiskOffering, error)
+	ListSSHKeyPairs(ctx context.Context, scope Scope) ([]*cloudstack.SSHKeyPair, error)
+
+	ListAffinityGroups(ctx context.Context, scope Scope) ([]*cloudstack.AffinityGroup, error)
+	CreateAffinityGroup(ctx context.Context, scope Scope, name, groupType string) (Created, error)
+	DeleteAffinityGroup(ctx context.Context, scope Scope, id string) (jobID string, err error)
+
+	DeployVirtualMachine(ctx context.Context, req DeployRequest) (Created, error)
+	ListVirtualMachines(ctx context.Context, scope Scope, filter VMFilter) ([]*cloudstack.VirtualMachine, error)
+	DestroyVirtualMachine(ctx context.Context, id string, expunge bool) (jobID string, err error)
+	RebootVirtualMachine(ctx context.Context, id string) (jobID string, err error)
+	CreateTags(ctx context.Context, resourceIDs []string, tags map[string]string) (jobID string, err error)
+
+	// ListAsyncJobs returns every job of the account started at or after startDate
+	// (CloudStack date format); one call reports all pending jobs, which is what the job
+	// watcher batches on.
+	ListAsyncJobs(ctx context.Context, scope Scope, startDate string) ([]*cloudstack.AsyncJob, error)
+	QueryAsyncJobResult(ctx context.Context, jobID string) (*cloudstack.QueryAsyncJobResultResponse, error)
+	ListCapabilities(ctx context.Context) (*cloudstack.Capability, error)
+	ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error)
+}

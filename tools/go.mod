@@ -1,0 +1,3 @@
+module github.com/karpenter-cloudstack/karpenter-provider-cloudstack/tools
+
+go 1.26.9
