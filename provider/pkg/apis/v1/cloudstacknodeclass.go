@@ -29,32 +29,32 @@ type CloudStackNodeClassSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	// +optional
-	Zone string `json:"zone,omitempty"`
+	Zone string `json:"zone,omitempty" hash:"ignore"`
 	// Zones are the names or UUIDs of the CloudStack zones nodes may be launched in.
 	// +kubebuilder:validation:MaxItems=30
-	// +kubebuilder:validation:XValidation:rule="self.all(z, size(z) > 0)",message="spec.zones entries must not be empty: give a zone name or UUID"
+	// +kubebuilder:validation:XValidation:rule="self.all(z, size(z) > 0 && size(z) <= 255)",message="spec.zones entries must be zone names or UUIDs of 1 to 255 characters"
 	// +listType=set
 	// +optional
-	Zones []string `json:"zones,omitempty"`
+	Zones []string `json:"zones,omitempty" hash:"ignore"`
 	// NetworkSelectorTerms select the guest networks nodes attach to, at most one per zone is
 	// used (the first match in term order, then by name). Terms are OR-ed; within a term every
 	// field must match.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=30
 	// +required
-	NetworkSelectorTerms []SelectorTerm `json:"networkSelectorTerms"`
+	NetworkSelectorTerms []SelectorTerm `json:"networkSelectorTerms" hash:"ignore"`
 	// ServiceOfferingSelectorTerms select the compute offerings that become instance types.
 	// Tags match the offering's details (serviceofferingdetails). When empty, every offering of
 	// the zones is eligible.
 	// +kubebuilder:validation:MaxItems=30
 	// +optional
-	ServiceOfferingSelectorTerms []SelectorTerm `json:"serviceOfferingSelectorTerms,omitempty"`
+	ServiceOfferingSelectorTerms []SelectorTerm `json:"serviceOfferingSelectorTerms,omitempty" hash:"ignore"`
 	// TemplateSelectorTerms select the templates nodes boot from. The newest ready template
 	// matching any term wins, per zone and architecture.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=30
 	// +required
-	TemplateSelectorTerms []SelectorTerm `json:"templateSelectorTerms"`
+	TemplateSelectorTerms []SelectorTerm `json:"templateSelectorTerms" hash:"ignore"`
 	// UserData is merged into the userdata the provider renders: a cloud-config document is
 	// merged as extra cloud-config parts, a script runs before the node joins.
 	// +optional
@@ -75,6 +75,7 @@ type CloudStackNodeClassSpec struct {
 	DiskOffering *DiskOffering `json:"diskOffering,omitempty"`
 	// SSHKeyPairs are names of registered SSH key pairs installed on every node.
 	// +kubebuilder:validation:MaxItems=10
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) > 0 && size(k) <= 255)",message="spec.sshKeyPairs entries must be key pair names of 1 to 255 characters"
 	// +listType=set
 	// +optional
 	SSHKeyPairs []string `json:"sshKeyPairs,omitempty"`
@@ -82,12 +83,13 @@ type CloudStackNodeClassSpec struct {
 	// affinity group per NodePool and deletes it with the NodeClass.
 	// +optional
 	Affinity *Affinity `json:"affinity,omitempty"`
-	// Project is the name or UUID of the CloudStack project owning the VMs.
-	// +kubebuilder:validation:MaxLength=255
+	// Project is the UUID of the CloudStack project owning the VMs; networks, templates, SSH
+	// key pairs and affinity groups are looked up in it too.
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 	// +optional
 	Project string `json:"project,omitempty"`
 	// Domain is the UUID of the CloudStack domain owning the VMs (with an account-scoped key).
-	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 	// +optional
 	Domain string `json:"domain,omitempty"`
 	// Details are passed to deployVirtualMachine as details[n] (for example rootDiskController).
@@ -129,8 +131,12 @@ type SelectorTerm struct {
 // DiskOffering selects a disk offering for a data disk.
 // +kubebuilder:validation:XValidation:rule="has(self.id) != has(self.name)",message="spec.diskOffering needs exactly one of id or name"
 type DiskOffering struct {
+	// ID is the UUID of the disk offering.
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 	// +optional
 	ID string `json:"id,omitempty"`
+	// Name is the exact name of the disk offering.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	// +optional
 	Name string `json:"name,omitempty"`
@@ -155,26 +161,39 @@ const (
 
 // Affinity configures the affinity group of each NodePool.
 type Affinity struct {
+	// Type is the CloudStack affinity group type of every group the provider creates.
 	// +required
 	Type AffinityType `json:"type"`
 }
 
 // KubeletConfiguration is the subset of kubelet settings the provider renders and models.
 type KubeletConfiguration struct {
+	// MaxPods is the most pods the kubelet runs (--max-pods).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
 	MaxPods *int32 `json:"maxPods,omitempty"`
+	// KubeReserved is held back for Kubernetes daemons (--kube-reserved).
+	// +kubebuilder:validation:MaxProperties=4
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="spec.kubelet.kubeReserved keys must be cpu, memory, ephemeral-storage or pid"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, isQuantity(self[k]) && !quantity(self[k]).isLessThan(quantity('0')))",message="spec.kubelet.kubeReserved values must be non-negative quantities such as 100m or 1Gi"
 	// +optional
 	KubeReserved map[string]string `json:"kubeReserved,omitempty"`
+	// SystemReserved is held back for the operating system (--system-reserved).
+	// +kubebuilder:validation:MaxProperties=4
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="spec.kubelet.systemReserved keys must be cpu, memory, ephemeral-storage or pid"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, isQuantity(self[k]) && !quantity(self[k]).isLessThan(quantity('0')))",message="spec.kubelet.systemReserved values must be non-negative quantities such as 100m or 1Gi"
 	// +optional
 	SystemReserved map[string]string `json:"systemReserved,omitempty"`
+	// EvictionHard are the kubelet's hard eviction thresholds (--eviction-hard).
+	// +kubebuilder:validation:MaxProperties=6
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="spec.kubelet.evictionHard keys must be memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, isQuantity(self[k]) || (self[k].endsWith('%') && isQuantity(self[k].substring(0, size(self[k]) - 1))))",message="spec.kubelet.evictionHard values must be a quantity such as 100Mi or a percentage such as 10%"
 	// +optional
 	EvictionHard map[string]string `json:"evictionHard,omitempty"`
+	// ClusterDNS are the IP addresses of the cluster DNS service (--cluster-dns).
 	// +kubebuilder:validation:MaxItems=3
+	// +kubebuilder:validation:XValidation:rule="self.all(ip, isIP(ip))",message="spec.kubelet.clusterDNS entries must be IP addresses such as 10.96.0.10"
 	// +optional
 	ClusterDNS []string `json:"clusterDNS,omitempty"`
 }
@@ -191,12 +210,15 @@ const (
 )
 
 // Bootstrap configures node registration.
-// +kubebuilder:validation:XValidation:rule="self.mode != 'template' || has(self.template)",message="spec.bootstrap.template is required when spec.bootstrap.mode is template"
+// +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'template' || (has(self.template) && size(self.template) > 0)",message="spec.bootstrap.template is required when spec.bootstrap.mode is template: set the Go template that renders the userdata"
+// +kubebuilder:validation:XValidation:rule="!has(self.template) || (has(self.mode) && self.mode == 'template')",message="spec.bootstrap.template is only used in template mode: set spec.bootstrap.mode to template or remove the template"
 type Bootstrap struct {
+	// Mode is kubeadm (the provider renders a kubeadm join) or template (your Go template).
 	// +kubebuilder:default=kubeadm
 	// +optional
 	Mode BootstrapMode `json:"mode,omitempty"`
 	// Template is a Go text/template rendered with the node's join data (mode template).
+	// +kubebuilder:validation:MaxLength=65536
 	// +optional
 	Template string `json:"template,omitempty"`
 	// APIServerEndpoint overrides the auto-detected host:port nodes join.

@@ -28,6 +28,7 @@ const (
 	ConditionTypeServiceOfferingsReady = "ServiceOfferingsReady"
 	ConditionTypeSSHKeyPairsReady      = "SSHKeyPairsReady"
 	ConditionTypeDiskOfferingReady     = "DiskOfferingReady"
+	ConditionTypeAffinityGroupsReady   = "AffinityGroupsReady"
 )
 
 // CloudStackNodeClassStatus is what the NodeClass controller resolved the spec to.
@@ -139,6 +140,7 @@ func (in *CloudStackNodeClass) StatusConditions(opts ...status.ForOption) status
 		ConditionTypeServiceOfferingsReady,
 		ConditionTypeSSHKeyPairsReady,
 		ConditionTypeDiskOfferingReady,
+		ConditionTypeAffinityGroupsReady,
 	).For(in, opts...)
 }
 

@@ -1,0 +1,97 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package procstat reads what a process cost from /proc: CPU time and peak resident memory.
+package procstat
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times; it is 100 on every Linux
+// architecture Go supports, and reading it via sysconf would need cgo.
+const clockTicks = 100
+
+// Usage is a process' cost so far.
+type Usage struct {
+	Pid        int     `json:"pid"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+	PeakRSSMiB float64 `json:"peakRSSMiB"`
+}
+
+// Read reads pid's usage now; read it before the process exits, /proc forgets it after.
+func Read(pid int) (Usage, error) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	stat, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return Usage{}, fmt.Errorf("reading stat of %d, %w", pid, err)
+	}
+	status, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return Usage{}, fmt.Errorf("reading status of %d, %w", pid, err)
+	}
+	cpu, err := ParseCPUSeconds(string(stat))
+	if err != nil {
+		return Usage{}, err
+	}
+	peak, err := ParsePeakRSSMiB(string(status))
+	if err != nil {
+		return Usage{}, err
+	}
+	return Usage{Pid: pid, CPUSeconds: cpu, PeakRSSMiB: peak}, nil
+}
+
+// ParseCPUSeconds adds user and system time (fields 14 and 15) of a /proc/<pid>/stat line.
+// The command name in parentheses may hold spaces, so fields are counted after its ')'.
+func ParseCPUSeconds(stat string) (float64, error) {
+	end := strings.LastIndexByte(stat, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("parsing stat, no command name")
+	}
+	// After ')' come field 3 (state) onwards, so utime and stime are the 12th and 13th.
+	fields := strings.Fields(stat[end+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("parsing stat, %d fields after the command name", len(fields))
+	}
+	var ticks float64
+	for _, f := range fields[11:13] {
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("parsing stat times, %w", err)
+		}
+		ticks += float64(n)
+	}
+	return ticks / clockTicks, nil
+}
+
+// ParsePeakRSSMiB reads VmHWM, the resident set's high-water mark, from /proc/<pid>/status.
+func ParsePeakRSSMiB(status string) (float64, error) {
+	for line := range strings.Lines(status) {
+		value, ok := strings.CutPrefix(line, "VmHWM:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 64)
+		if err != nil {
+			return 0, fmt.Errorf("parsing VmHWM, %w", err)
+		}
+		return kb / 1024, nil
+	}
+	return 0, fmt.Errorf("parsing status, no VmHWM line")
+}

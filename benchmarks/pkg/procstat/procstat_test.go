@@ -1,0 +1,61 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package procstat
+
+import (
+	"os"
+	"testing"
+)
+
+func TestParseCPUSecondsCountsFieldsAfterTheCommandName(t *testing.T) {
+	// A command name with spaces and a ')' must not shift the fields.
+	stat := "4242 (kube api) server) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 130 0 0 20 0 12 0 100 0 0"
+	got, err := ParseCPUSeconds(stat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 3.8 {
+		t.Errorf("cpu seconds = %v, want 3.8 (250+130 ticks)", got)
+	}
+	if _, err := ParseCPUSeconds("4242 (short) S 1 2"); err == nil {
+		t.Error("a truncated stat line parsed")
+	}
+}
+
+func TestParsePeakRSSMiBReadsVmHWM(t *testing.T) {
+	status := "Name:\tetcd\nVmPeak:\t  900000 kB\nVmHWM:\t  307200 kB\nVmRSS:\t  1024 kB\n"
+	got, err := ParsePeakRSSMiB(status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 300 {
+		t.Errorf("peak = %v MiB, want 300", got)
+	}
+	if _, err := ParsePeakRSSMiB("Name:\tkthreadd\n"); err == nil {
+		t.Error("a status without VmHWM (a kernel thread) parsed")
+	}
+}
+
+func TestReadOwnProcess(t *testing.T) {
+	u, err := Read(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.PeakRSSMiB <= 0 || u.CPUSeconds < 0 || u.Pid != os.Getpid() {
+		t.Errorf("usage of the test itself = %+v", u)
+	}
+}

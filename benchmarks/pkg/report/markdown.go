@@ -1,0 +1,138 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// row is one line of the table: a figure of every result, formatted.
+type row struct {
+	name  string
+	value func(Result) float64
+	unit  string
+}
+
+var rows = []row{
+	{"time to all pods running (scale-down: all nodes gone)", func(r Result) float64 { return r.Seconds }, "s"},
+	{"nodes", func(r Result) float64 { return float64(r.Nodes) }, ""},
+	{"nodes/min", func(r Result) float64 { return r.NodesPerMinute }, ""},
+	{"pod startup p50", func(r Result) float64 { return r.PodStartup.P50 }, "s"},
+	{"pod startup p99", func(r Result) float64 { return r.PodStartup.P99 }, "s"},
+	{"NodeClaim create -> Registered p50", func(r Result) float64 { return r.NodeClaimRegistered.P50 }, "s"},
+	{"NodeClaim create -> Registered p99", func(r Result) float64 { return r.NodeClaimRegistered.P99 }, "s"},
+	{"NodeClaim create -> Initialized p50", func(r Result) float64 { return r.NodeClaimInitialized.P50 }, "s"},
+	{"NodeClaim create -> Initialized p99", func(r Result) float64 { return r.NodeClaimInitialized.P99 }, "s"},
+	{"CloudStack calls per node", Result.TotalCallsPerNode, ""},
+	{"429 answers", func(r Result) float64 { return float64(r.Throttled) }, ""},
+	{"533 answers", func(r Result) float64 { return float64(r.NoCapacity) }, ""},
+}
+
+// Markdown renders a run: one column per provider and, with a baseline, the ratio of ours
+// to it, which is the figure to compare across machines.
+func Markdown(run Run) string {
+	var b strings.Builder
+	results := run.Results
+	if len(results) == 0 {
+		return "no results\n"
+	}
+	first := results[0]
+	fmt.Fprintf(&b, "### %s, size %d\n\n", first.Scenario, first.Size)
+	fmt.Fprintf(&b, "Machine: %s. Started %s. Command: `%s`\n\n", run.Machine, run.Started, run.Command)
+	header := []string{"figure"}
+	for _, r := range results {
+		name := r.Provider
+		if !r.Completed {
+			name += " (incomplete)"
+		}
+		header = append(header, name)
+	}
+	baseline := len(results) == 2
+	if baseline {
+		header = append(header, "ratio")
+	}
+	writeRow(&b, header)
+	writeRow(&b, slices.Repeat([]string{"---"}, len(header)))
+	for _, rw := range rows {
+		cells := []string{rw.name}
+		for _, r := range results {
+			cells = append(cells, format(rw.value(r))+rw.unit)
+		}
+		if baseline {
+			cells = append(cells, ratio(rw.value(results[0]), rw.value(results[1])))
+		}
+		writeRow(&b, cells)
+	}
+	b.WriteString(processTable(results))
+	b.WriteString(callsTable(first))
+	for _, r := range results {
+		if r.Error != "" {
+			fmt.Fprintf(&b, "\n%s: %s\n", r.Provider, r.Error)
+		}
+	}
+	return b.String()
+}
+
+func processTable(results []Result) string {
+	var b strings.Builder
+	b.WriteString("\n")
+	writeRow(&b, []string{"provider", "process", "CPU seconds", "peak RSS MiB"})
+	writeRow(&b, []string{"---", "---", "---", "---"})
+	for _, r := range results {
+		for _, name := range slices.Sorted(maps.Keys(r.Processes)) {
+			u := r.Processes[name]
+			writeRow(&b, []string{r.Provider, name, format(u.CPUSeconds), format(u.PeakRSSMiB)})
+		}
+	}
+	return b.String()
+}
+
+func callsTable(r Result) string {
+	if len(r.Calls) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nCloudStack calls of " + r.Provider + " by command\n\n")
+	writeRow(&b, []string{"command", "calls (by answer code)", "per node"})
+	writeRow(&b, []string{"---", "---", "---"})
+	for _, command := range slices.Sorted(maps.Keys(r.Calls)) {
+		var codes []string
+		for _, code := range slices.Sorted(maps.Keys(r.Calls[command])) {
+			codes = append(codes, fmt.Sprintf("%s: %d", code, r.Calls[command][code]))
+		}
+		writeRow(&b, []string{command, strings.Join(codes, ", "), format(r.CallsPerNode[command])})
+	}
+	return b.String()
+}
+
+func writeRow(b *strings.Builder, cells []string) {
+	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+}
+
+func format(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
+}
+
+func ratio(ours, base float64) string {
+	if base == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", ours/base)
+}

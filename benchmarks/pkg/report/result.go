@@ -1,0 +1,94 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package report holds what one benchmark run measured and renders it as JSON, a Markdown
+// table and PNG plots.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+)
+
+// Sample is the cluster at one moment of a run.
+type Sample struct {
+	Seconds     float64 `json:"seconds"`
+	PodsRunning int     `json:"podsRunning"`
+	NodesReady  int     `json:"nodesReady"`
+}
+
+// Result is one provider's run of one scenario.
+type Result struct {
+	Scenario string `json:"scenario"`
+	Size     int    `json:"size"`
+	// Provider is "cloudstack" (ours on the fake cloud) or "kwok" (Karpenter's KWOK provider).
+	Provider string `json:"provider"`
+	// Completed is false when the run timed out; the figures then cover what happened.
+	Completed bool   `json:"completed"`
+	Error     string `json:"error,omitempty"`
+	// Seconds is the scenario's headline time: workload creation to the last pod Running, or
+	// for scale-down, workload deletion to the last node gone.
+	Seconds        float64 `json:"seconds"`
+	Pods           int     `json:"pods"`
+	Nodes          int     `json:"nodes"`
+	NodeClaims     int     `json:"nodeClaims"`
+	NodesPerMinute float64 `json:"nodesPerMinute"`
+
+	PodStartup           stats.Quantiles `json:"podStartup"`
+	NodeClaimRegistered  stats.Quantiles `json:"nodeClaimRegistered"`
+	NodeClaimInitialized stats.Quantiles `json:"nodeClaimInitialized"`
+
+	Calls        stats.Calls        `json:"calls,omitempty"`
+	CallsPerNode map[string]float64 `json:"callsPerNode,omitempty"`
+	Throttled    int                `json:"throttled429"`
+	NoCapacity   int                `json:"capacity533"`
+
+	Processes map[string]procstat.Usage `json:"processes"`
+	Timeline  []Sample                  `json:"timeline"`
+}
+
+// TotalCallsPerNode sums CallsPerNode.
+func (r Result) TotalCallsPerNode() float64 {
+	total := 0.0
+	for _, v := range r.CallsPerNode {
+		total += v
+	}
+	return total
+}
+
+// Run is one invocation of the command: our provider and, in baseline mode, the KWOK one.
+type Run struct {
+	Command  string  `json:"command"`
+	Machine  string  `json:"machine"`
+	Started  string  `json:"started"`
+	Results  []Result `json:"results"`
+}
+
+// WriteJSON saves the run at path.
+func WriteJSON(path string, r Run) error {
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding results, %w", err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		return fmt.Errorf("writing %s, %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package stats turns the timestamps and counters a benchmark collects into the figures it
+// reports: quantiles of latencies and API calls per node.
+package stats
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Quantiles summarise a latency distribution in seconds.
+type Quantiles struct {
+	Count int     `json:"count"`
+	P50   float64 `json:"p50"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+}
+
+// Percentile is the nearest-rank percentile (0 < p <= 100) of values: a value that was
+// observed, never an interpolation, which with few samples is the honest reading.
+func Percentile(values []float64, p float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	rank := int(math.Ceil(p * float64(len(sorted)) / 100))
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
+
+// Summarise computes the quantiles of durations.
+func Summarise(durations []time.Duration) Quantiles {
+	seconds := make([]float64, len(durations))
+	for i, d := range durations {
+		seconds[i] = d.Seconds()
+	}
+	q := Quantiles{Count: len(seconds), P50: Percentile(seconds, 50), P99: Percentile(seconds, 99)}
+	if len(seconds) > 0 {
+		q.Max = slices.Max(seconds)
+	}
+	return q
+}
+
+// Calls are API calls by command and answer code ("200", "429", "533", ...), as the fake
+// cloud's /admin/calls reports them.
+type Calls map[string]map[string]int
+
+// ByCode sums the calls answered with code, whatever their command.
+func (c Calls) ByCode(code string) int {
+	total := 0
+	for _, codes := range c {
+		total += codes[code]
+	}
+	return total
+}
+
+// Total sums every call.
+func (c Calls) Total() int {
+	total := 0
+	for _, codes := range c {
+		for _, n := range codes {
+			total += n
+		}
+	}
+	return total
+}
+
+// PerNode divides each command's calls, whatever their answer, by the nodes they served;
+// retries after 429s count, as they cost the cloud as much as the first attempt.
+func (c Calls) PerNode(nodes int) map[string]float64 {
+	if nodes <= 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(c))
+	for command, codes := range c {
+		n := 0
+		for _, v := range codes {
+			n += v
+		}
+		out[command] = float64(n) / float64(nodes)
+	}
+	return out
+}
+
+// Sub is the calls made since before was read.
+func (c Calls) Sub(before Calls) Calls {
+	out := Calls{}
+	for command, codes := range c {
+		for code, n := range codes {
+			if d := n - before[command][code]; d > 0 {
+				if out[command] == nil {
+					out[command] = map[string]int{}
+				}
+				out[command][code] = d
+			}
+		}
+	}
+	return out
+}
+
+// PerMinute is a rate over elapsed; 0 when nothing elapsed.
+func PerMinute(n int, elapsed time.Duration) float64 {
+	if elapsed <= 0 {
+		return 0
+	}
+	return float64(n) / elapsed.Minutes()
+}

@@ -1,0 +1,121 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cloud reads and changes the fake cloud through the real CloudStack API with
+// cloudstack-go, the client the provider uses: what suites see there is what the provider sees.
+package cloud
+
+import (
+	"fmt"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// pageSize is CloudStack's largest page, so a listing of thousands of VMs takes few calls.
+const pageSize = 500
+
+// VM is what suites assert on.
+type VM struct {
+	ID, Name, State                 string
+	Zone, ServiceOffering, Template string
+	Tags                            map[string]string
+}
+
+// Client is a CloudStack API client for one account.
+type Client struct {
+	cs *cloudstack.CloudStackClient
+}
+
+// New returns a client of the API at apiURL.
+func New(apiURL, apiKey, secretKey string) *Client {
+	return &Client{cs: cloudstack.NewAsyncClient(apiURL, apiKey, secretKey, false)}
+}
+
+// VMs lists every VM the account sees, destroyed ones included until they are expunged.
+func (c *Client) VMs() ([]VM, error) {
+	var out []VM
+	for page := 1; ; page++ {
+		p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
+		p.SetListall(true)
+		p.SetPage(page)
+		p.SetPagesize(pageSize)
+		resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
+		if err != nil {
+			return nil, fmt.Errorf("listing virtual machines, %w", err)
+		}
+		for _, vm := range resp.VirtualMachines {
+			out = append(out, toVM(vm))
+		}
+		if len(resp.VirtualMachines) < pageSize {
+			return out, nil
+		}
+	}
+}
+
+func toVM(vm *cloudstack.VirtualMachine) VM {
+	tags := make(map[string]string, len(vm.Tags))
+	for _, t := range vm.Tags {
+		tags[t.Key] = t.Value
+	}
+	return VM{
+		ID: vm.Id, Name: vm.Name, State: vm.State,
+		Zone: vm.Zonename, ServiceOffering: vm.Serviceofferingname, Template: vm.Templatename,
+		Tags: tags,
+	}
+}
+
+// ZoneID resolves a zone name, as fault rules match the zoneid parameter the provider sends.
+func (c *Client) ZoneID(name string) (string, error) {
+	id, _, err := c.cs.Zone.GetZoneID(name)
+	if err != nil {
+		return "", fmt.Errorf("resolving zone %s, %w", name, err)
+	}
+	return id, nil
+}
+
+// Deploy launches a VM outside the provider, as an operator or a crashed controller would
+// leave one, and tags it. It returns once the VM runs.
+func (c *Client) Deploy(name, zone, offering, template, network string, tags map[string]string) (string, error) {
+	zoneID, err := c.ZoneID(zone)
+	if err != nil {
+		return "", err
+	}
+	offeringID, _, err := c.cs.ServiceOffering.GetServiceOfferingID(offering)
+	if err != nil {
+		return "", fmt.Errorf("resolving offering %s, %w", offering, err)
+	}
+	templateID, _, err := c.cs.Template.GetTemplateID(template, "executable", zoneID)
+	if err != nil {
+		return "", fmt.Errorf("resolving template %s, %w", template, err)
+	}
+	networkID, _, err := c.cs.Network.GetNetworkID(network, cloudstack.WithZone(zoneID))
+	if err != nil {
+		return "", fmt.Errorf("resolving network %s, %w", network, err)
+	}
+	p := c.cs.VirtualMachine.NewDeployVirtualMachineParams(offeringID, templateID, zoneID)
+	p.SetName(name)
+	p.SetNetworkids([]string{networkID})
+	vm, err := c.cs.VirtualMachine.DeployVirtualMachine(p)
+	if err != nil {
+		return "", fmt.Errorf("deploying %s, %w", name, err)
+	}
+	if len(tags) > 0 {
+		if _, err := c.cs.Resourcetags.CreateTags(c.cs.Resourcetags.NewCreateTagsParams([]string{vm.Id}, "UserVm", tags)); err != nil {
+			return vm.Id, fmt.Errorf("tagging %s, %w", name, err)
+		}
+	}
+	return vm.Id, nil
+}

@@ -1,0 +1,142 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cluster creates and deletes the KWOK cluster of a run with kwokctl. Everything
+// kwokctl writes goes under the run's own work directory, so deleting the run folder leaves
+// nothing behind and runs never see each other's clusters.
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Runtimes kwokctl can create the cluster with.
+const (
+	// RuntimeBinary runs every control-plane component as a local process from bin/.
+	RuntimeBinary = "binary"
+	// RuntimeKind runs the control plane in a kind node; it needs a container engine.
+	RuntimeKind = "kind"
+)
+
+// Options describe one cluster.
+type Options struct {
+	Name    string
+	Runtime string
+	// BinDir holds kwokctl and, for the binary runtime, the control-plane binaries.
+	BinDir string
+	// WorkDir is kwokctl's KWOK_WORKDIR: cluster configs, certificates, logs, etcd data.
+	WorkDir string
+	// Kubeconfig is written by kwokctl; never the user's ~/.kube/config.
+	Kubeconfig string
+}
+
+func (o Options) bin(name string) string { return filepath.Join(o.BinDir, name) }
+
+// CreateArgs is the kwokctl command line that creates the cluster and waits for it.
+func CreateArgs(o Options) ([]string, error) {
+	args := []string{
+		"create", "cluster",
+		"--name", o.Name,
+		"--kubeconfig", o.Kubeconfig,
+		"--runtime", o.Runtime,
+		"--wait", "2m",
+	}
+	switch o.Runtime {
+	case RuntimeBinary:
+		return append(args,
+			"--etcd-binary", o.bin("etcd"),
+			"--kube-apiserver-binary", o.bin("kube-apiserver"),
+			"--kube-controller-manager-binary", o.bin("kube-controller-manager"),
+			"--kube-scheduler-binary", o.bin("kube-scheduler"),
+			"--kwok-controller-binary", o.bin("kwok"),
+		), nil
+	case RuntimeKind:
+		// kind pulls its images; only the kind binary itself comes from bin/ when built there.
+		if _, err := os.Stat(o.bin("kind")); err == nil {
+			args = append(args, "--kind-binary", o.bin("kind"))
+		}
+		return args, nil
+	default:
+		return nil, fmt.Errorf("building kwokctl arguments, unknown runtime %q (want %s or %s)", o.Runtime, RuntimeBinary, RuntimeKind)
+	}
+}
+
+// DeleteArgs is the kwokctl command line that deletes the cluster and its kubeconfig entry.
+func DeleteArgs(o Options) []string {
+	return []string{"delete", "cluster", "--name", o.Name, "--kubeconfig", o.Kubeconfig}
+}
+
+// Env confines kwokctl to the run: its work directory, and a kubectl it would otherwise
+// download on demand.
+func Env(o Options) []string {
+	return []string{
+		"KWOK_WORKDIR=" + o.WorkDir,
+		"KWOK_KUBECTL_BINARY=" + o.bin("kubectl"),
+	}
+}
+
+// LogDir is where the binary runtime keeps the control plane's logs.
+func LogDir(o Options) string { return filepath.Join(o.WorkDir, "clusters", o.Name, "logs") }
+
+// Create runs kwokctl create cluster; its output goes to the log at logPath.
+func Create(ctx context.Context, o Options, logPath string) error {
+	args, err := CreateArgs(o)
+	if err != nil {
+		return err
+	}
+	if err := kwokctl(ctx, o, logPath, args); err != nil {
+		return fmt.Errorf("creating cluster %s, %w", o.Name, err)
+	}
+	return nil
+}
+
+// Delete runs kwokctl delete cluster. Deleting a cluster that does not exist succeeds.
+func Delete(ctx context.Context, o Options, logPath string) error {
+	if _, err := os.Stat(filepath.Join(o.WorkDir, "clusters", o.Name)); os.IsNotExist(err) {
+		return nil
+	}
+	if err := kwokctl(ctx, o, logPath, DeleteArgs(o)); err != nil {
+		return fmt.Errorf("deleting cluster %s, %w", o.Name, err)
+	}
+	return nil
+}
+
+func kwokctl(ctx context.Context, o Options, logPath string, args []string) error {
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return err
+	}
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Close() }()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, o.bin("kwokctl"), args...)
+	cmd.Env = append(os.Environ(), Env(o)...)
+	cmd.Stdout = log
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	_, _ = log.Write(stderr.Bytes())
+	if err != nil {
+		return fmt.Errorf("kwokctl %s: %w: %s", args[0], err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return nil
+}

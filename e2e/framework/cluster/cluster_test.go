@@ -1,0 +1,156 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func options(t *testing.T) Options {
+	dir := t.TempDir()
+	return Options{
+		Name:       "e2e-abc",
+		Runtime:    RuntimeBinary,
+		BinDir:     filepath.Join(dir, "bin"),
+		WorkDir:    filepath.Join(dir, "kwok"),
+		Kubeconfig: filepath.Join(dir, "kubeconfig"),
+	}
+}
+
+func flag(args []string, name string) (string, bool) {
+	i := slices.Index(args, name)
+	if i < 0 || i+1 >= len(args) {
+		return "", false
+	}
+	return args[i+1], true
+}
+
+func TestBinaryRuntimeUsesEveryControlPlaneBinaryFromBinDir(t *testing.T) {
+	o := options(t)
+	args, err := CreateArgs(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{
+		"--name":                           "e2e-abc",
+		"--runtime":                        "binary",
+		"--kubeconfig":                     o.Kubeconfig,
+		"--etcd-binary":                    filepath.Join(o.BinDir, "etcd"),
+		"--kube-apiserver-binary":          filepath.Join(o.BinDir, "kube-apiserver"),
+		"--kube-controller-manager-binary": filepath.Join(o.BinDir, "kube-controller-manager"),
+		"--kube-scheduler-binary":          filepath.Join(o.BinDir, "kube-scheduler"),
+		"--kwok-controller-binary":         filepath.Join(o.BinDir, "kwok"),
+	} {
+		if got, ok := flag(args, f); got != want {
+			t.Errorf("%s = %q (present %v), want %q", f, got, ok, want)
+		}
+	}
+}
+
+func TestKindRuntimePassesNoLocalControlPlaneBinaries(t *testing.T) {
+	o := options(t)
+	o.Runtime = RuntimeKind
+	args, err := CreateArgs(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(args, func(a string) bool { return strings.HasSuffix(a, "-binary") }) {
+		t.Errorf("kind runtime got local binaries: %v", args)
+	}
+	if err := os.MkdirAll(o.BinDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(o.BinDir, "kind"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args, _ = CreateArgs(o)
+	if got, _ := flag(args, "--kind-binary"); got != filepath.Join(o.BinDir, "kind") {
+		t.Errorf("--kind-binary = %q with kind in bin/", got)
+	}
+}
+
+func TestUnknownRuntimeIsRejected(t *testing.T) {
+	o := options(t)
+	o.Runtime = "docker"
+	if _, err := CreateArgs(o); err == nil || !strings.Contains(err.Error(), `"docker"`) {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+// fakeKwokctl installs a kwokctl that records its arguments and environment, and fails when
+// asked to.
+func fakeKwokctl(t *testing.T, o Options, exitCode int) string {
+	t.Helper()
+	record := filepath.Join(t.TempDir(), "record")
+	script := "#!/bin/sh\necho \"$@\" > " + record + "\necho \"workdir=$KWOK_WORKDIR\" >> " + record +
+		"\necho 'some progress'\necho 'kwokctl says no' >&2\nexit " + strconv.Itoa(exitCode) + "\n"
+	if err := os.MkdirAll(o.BinDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(o.BinDir, "kwokctl"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return record
+}
+
+func TestCreateRunsKwokctlInsideTheRunWorkDir(t *testing.T) {
+	o := options(t)
+	record := fakeKwokctl(t, o, 0)
+	logPath := filepath.Join(t.TempDir(), "logs", "kwokctl.log")
+	if err := Create(t.Context(), o, logPath); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(record)
+	if !strings.HasPrefix(string(got), "create cluster --name e2e-abc") || !strings.Contains(string(got), "workdir="+o.WorkDir) {
+		t.Errorf("kwokctl ran as:\n%s", got)
+	}
+	log, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(log), "some progress") {
+		t.Errorf("kwokctl output missing from its log:\n%s", log)
+	}
+}
+
+func TestCreateReportsWhatKwokctlSaid(t *testing.T) {
+	o := options(t)
+	fakeKwokctl(t, o, 1)
+	err := Create(t.Context(), o, filepath.Join(t.TempDir(), "kwokctl.log"))
+	if err == nil || !strings.Contains(err.Error(), "kwokctl says no") {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+func TestDeleteOfAClusterThatWasNeverCreatedSucceedsWithoutKwokctl(t *testing.T) {
+	o := options(t)
+	if err := Delete(t.Context(), o, filepath.Join(t.TempDir(), "kwokctl.log")); err != nil {
+		t.Fatal(err)
+	}
+	record := fakeKwokctl(t, o, 0)
+	if err := os.MkdirAll(filepath.Join(o.WorkDir, "clusters", o.Name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Delete(t.Context(), o, filepath.Join(t.TempDir(), "kwokctl.log")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(record); !strings.HasPrefix(string(got), "delete cluster --name e2e-abc --kubeconfig "+o.Kubeconfig) {
+		t.Errorf("kwokctl ran as:\n%s", got)
+	}
+}

@@ -1,0 +1,221 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package framework brings up what the e2e suites and the development environment run on: a
+// KWOK cluster created by kwokctl, the CRDs from charts/, the fake cloud with its node
+// simulator and the provider binary, each a real process with its log under the run folder.
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/process"
+)
+
+// readyTimeout bounds each process' start-up; the provider needs its caches synced and the
+// CRDs discovered, which takes a few seconds on a loaded 2-core machine.
+const readyTimeout = 2 * time.Minute
+
+// Options describe one environment.
+type Options struct {
+	Paths
+	Settings
+	// Runtime is kwokctl's runtime: cluster.RuntimeBinary or cluster.RuntimeKind.
+	Runtime string
+	// Detached leaves the processes running when the caller exits (`make up`).
+	Detached bool
+	// ProviderEnv adds or overrides provider settings, such as shorter timeouts for a suite.
+	ProviderEnv []string
+	// World is a fake cloud world file; empty keeps the embedded default world.
+	World string
+}
+
+// Environment is a running cluster with the fake cloud and the provider.
+type Environment struct {
+	Options
+	Runner  *process.Runner
+	Cluster cluster.Options
+	Client  client.Client
+	Fake    *fakeadmin.Client
+
+	// life bounds the processes of a bound environment: not the context of whichever spec
+	// happened to start or restart them.
+	life   context.Context
+	cancel context.CancelFunc
+}
+
+// Start creates what is missing and waits until everything is ready; ctx bounds the waiting.
+// Starting an environment whose parts already run (a second `make up`) only checks them.
+func Start(ctx context.Context, o Options) (*Environment, error) {
+	if err := os.MkdirAll(o.RunDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating run folder, %w", err)
+	}
+	if !o.Detached {
+		if err := process.ClaimRun(o.RunDir); err != nil {
+			return nil, err
+		}
+	}
+	e := Attach(ctx, o)
+	if err := e.startCluster(ctx); err != nil {
+		return e, err
+	}
+	order, err := component.StartOrder(e.Components())
+	if err != nil {
+		return e, err
+	}
+	for _, c := range order {
+		if err := e.Runner.Start(e.life, c); err != nil {
+			return e, err
+		}
+		if err := e.Runner.WaitReady(ctx, c.Name, readyTimeout); err != nil {
+			return e, err
+		}
+	}
+	return e, nil
+}
+
+// Attach describes the environment of o without starting anything, to stop one that an
+// earlier process started (`make down`).
+func Attach(ctx context.Context, o Options) *Environment {
+	e := &Environment{
+		Options: o,
+		Cluster: cluster.Options{
+			Name:       o.ClusterName,
+			Runtime:    o.Runtime,
+			BinDir:     o.BinDir,
+			WorkDir:    o.KwokDir(),
+			Kubeconfig: o.Kubeconfig(),
+		},
+		Fake: fakeadmin.New(component.FakeCloudBaseURL(o.FakePort)),
+	}
+	e.life, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if o.Detached {
+		e.Runner = process.NewDetachedRunner(o.RunDir)
+	} else {
+		e.Runner = process.NewRunner(o.RunDir)
+	}
+	return e
+}
+
+func (e *Environment) startCluster(ctx context.Context) error {
+	if !e.clusterExists() {
+		if err := cluster.Create(ctx, e.Cluster, e.LogPath("kwokctl")); err != nil {
+			return err
+		}
+	}
+	c, err := NewClient(e.Kubeconfig())
+	if err != nil {
+		return err
+	}
+	e.Client = c
+	return InstallCRDs(ctx, c, e.CRDDir())
+}
+
+func (e *Environment) clusterExists() bool {
+	_, err := os.Stat(filepath.Join(e.KwokDir(), "clusters", e.ClusterName))
+	return err == nil
+}
+
+// Components are the processes of the environment in start order.
+func (e *Environment) Components() []component.Component {
+	return []component.Component{
+		component.FakeCloud(component.FakeCloudConfig{
+			Binary:     e.Bin("fakecloudstack"),
+			Port:       e.FakePort,
+			APIKey:     e.APIKey,
+			SecretKey:  e.SecretKey,
+			Kubeconfig: e.Kubeconfig(),
+			World:      e.World,
+		}),
+		component.Provider(component.ProviderConfig{
+			Binary:      e.Bin("karpenter-cloudstack"),
+			APIURL:      component.FakeCloudAPIURL(e.FakePort),
+			APIKey:      e.APIKey,
+			SecretKey:   e.SecretKey,
+			ClusterName: e.ClusterName,
+			Kubeconfig:  e.Kubeconfig(),
+			MetricsPort: e.MetricsPort,
+			HealthPort:  e.HealthPort,
+			Env:         e.ProviderEnv,
+		}),
+	}
+}
+
+// Kill ends the named process at once, as a crash would.
+func (e *Environment) Kill(name string) error { return e.Runner.Kill(name) }
+
+// Revive starts the named process again on the same ports after Kill and waits until it is
+// ready; ctx bounds the waiting only.
+func (e *Environment) Revive(ctx context.Context, name string) error {
+	c, ok := e.Runner.Component(name)
+	if !ok {
+		return fmt.Errorf("reviving %s, never started", name)
+	}
+	if err := e.Runner.Start(e.life, c); err != nil {
+		return err
+	}
+	return e.Runner.WaitReady(ctx, name, readyTimeout)
+}
+
+// Stop ends every process, dependants first, and deletes the cluster. It returns every
+// failure, so that one does not keep the rest from being cleaned up.
+func (e *Environment) Stop(ctx context.Context) error {
+	components := e.Components()
+	slices.Reverse(components)
+	var errs []error
+	for _, c := range components {
+		errs = append(errs, e.Runner.Stop(c.Name))
+	}
+	e.cancel()
+	if err := cluster.Delete(ctx, e.Cluster, e.LogPath("kwokctl")); err != nil {
+		errs = append(errs, err)
+	} else {
+		errs = append(errs, os.RemoveAll(e.KwokDir()), process.Release(e.RunDir))
+	}
+	return errors.Join(errs...)
+}
+
+// LogPaths lists every log worth reading after a failure: our processes', kwokctl's and the
+// control plane's.
+func (e *Environment) LogPaths() []string {
+	paths := []string{e.LogPath("kwokctl")}
+	for _, n := range e.Runner.Names() {
+		paths = append(paths, e.Runner.LogPath(n))
+	}
+	controlPlane, _ := filepath.Glob(filepath.Join(cluster.LogDir(e.Cluster), "*.log"))
+	return append(paths, controlPlane...)
+}
+
+// MetricsURL is where the named component serves Prometheus metrics.
+func (e *Environment) MetricsURL(name string) string {
+	for _, c := range e.Components() {
+		if c.Name == name {
+			return c.MetricsURL
+		}
+	}
+	return ""
+}

@@ -1,0 +1,123 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package capacity_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cloud"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+)
+
+// fallbackDeadline is the issue's bar: once another zone is allowed, nodes run there within it.
+const fallbackDeadline = time.Minute
+
+// retryStormWindow and maxDeploysInWindow define "no retry storm": over a minute of a
+// persistent account limit, at most one deploy attempt every three seconds.
+const (
+	retryStormWindow   = time.Minute
+	maxDeploysInWindow = 20
+)
+
+var _ = Describe("Capacity", func() {
+	It("lands nodes in another zone within a minute when a zone runs out of capacity (533)", func(ctx SpecContext) {
+		zoneA, err := s.Cloud.ZoneID("zone-a")
+		Expect(err).NotTo(HaveOccurred())
+		// The deploy job fails as CloudStack's planner fails it when no host has room: the VM
+		// is left in Error and the job answers 533.
+		Expect(s.Env.Fake.SetFaults(ctx, fakeadmin.Faults{Rules: []fakeadmin.Rule{{
+			Command: "deployVirtualMachine",
+			Match:   map[string]string{"zoneid": zoneA},
+			InJob:   true,
+			Code:    533,
+			Text:    "Unable to create a deployment for VM[User|i-2-3-VM]",
+		}}})).To(Succeed())
+		np := s.CreateNodePool(ctx, objects.WithRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "zone-a"))
+		s.Create(ctx, objects.Deployment("app", 2, objects.Resources("cpu", "500m", "memory", "512Mi"), objects.OnePerNode("app")))
+
+		By("failing in the only allowed zone")
+		Eventually(func(g Gomega) {
+			g.Expect(vmsIn(g, "zone-a")).NotTo(BeEmpty())
+		}).WithContext(ctx).WithTimeout(suite.ProvisionTimeout).Should(Succeed())
+		Expect(s.ReadyNodes(ctx)).To(BeEmpty())
+
+		By("allowing a second zone")
+		attempts := len(vmsIn(Default, "zone-a"))
+		patch := client.MergeFrom(np.DeepCopy())
+		np.Spec.Template.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{{
+			Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"zone-a", "zone-b"},
+		}}
+		Expect(s.Env.Client.Patch(ctx, np, patch)).To(Succeed())
+
+		nodes := s.EventuallyReadyNodes(ctx, 2, fallbackDeadline)
+		Expect(nodes).To(HaveEach(HaveField("Labels", HaveKeyWithValue(corev1.LabelTopologyZone, "zone-b"))))
+		s.EventuallyPodsRunning(ctx, "app", 2, time.Minute)
+		By("not retrying the full zone while it is marked unavailable")
+		// One launch may have been in flight when the NodePool changed.
+		Expect(len(vmsIn(Default, "zone-a"))).To(BeNumerically("<=", attempts+1))
+	}, SpecTimeout(6*time.Minute))
+
+	It("reports an account limit (535) in events and backs off instead of retrying in a loop", func(ctx SpecContext) {
+		Expect(s.Env.Fake.SetFaults(ctx, fakeadmin.Faults{Rules: []fakeadmin.Rule{{
+			Command: "deployVirtualMachine",
+			Code:    535,
+			CSCode:  4370,
+			Text:    "Maximum number of resources of type 'user_vm' for account name=admin in domain id=1 has been exceeded.",
+		}}})).To(Succeed())
+		s.CreateNodePool(ctx)
+		s.Create(ctx, objects.Pod("limited", objects.Resources("cpu", "500m", "memory", "512Mi")))
+
+		By("explaining the failure in a warning event")
+		Eventually(func(g Gomega) {
+			events := &corev1.EventList{}
+			g.Expect(s.Env.Client.List(ctx, events)).To(Succeed())
+			g.Expect(events.Items).To(ContainElement(And(
+				HaveField("Type", corev1.EventTypeWarning),
+				HaveField("Message", MatchRegexp(`(?i)limit|user_vm|535`)))))
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
+
+		By("backing off")
+		before := s.FakeCalls(ctx, "deployVirtualMachine", "")
+		Consistently(func(g Gomega) {
+			g.Expect(s.LiveVMs()).To(BeEmpty())
+			g.Expect(s.RunningPods(ctx, "limited")).To(BeEmpty())
+		}).WithContext(ctx).WithTimeout(retryStormWindow).WithPolling(5 * time.Second).Should(Succeed())
+		Expect(s.FakeCalls(ctx, "deployVirtualMachine", "") - before).To(BeNumerically("<=", maxDeploysInWindow))
+	}, SpecTimeout(5*time.Minute))
+})
+
+// vmsIn lists every VM ever deployed in zone that the cloud still remembers, failed and
+// destroyed ones included: each is one launch attempt.
+func vmsIn(g Gomega, zone string) []cloud.VM {
+	vms, err := s.Cloud.VMs()
+	g.Expect(err).NotTo(HaveOccurred())
+	var out []cloud.VM
+	for _, vm := range vms {
+		if vm.Zone == zone {
+			out = append(out, vm)
+		}
+	}
+	return out
+}

@@ -1,0 +1,146 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provisioning_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+)
+
+// generalPurpose keeps the choice to one family, where a bigger offering always costs more, so
+// the right size has one answer.
+var generalPurpose = objects.WithRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn,
+	objects.InstanceTypes("gp.small", "gp.medium", "gp.large", "gp.xlarge", "gp.2xlarge")...)
+
+var _ = Describe("Provisioning", func() {
+	It("launches one right-sized node for one pod", Label("smoke"), func(ctx SpecContext) {
+		s.CreateNodePool(ctx, generalPurpose)
+		// One full core does not fit gp.small's allocatable (1 core minus the kubelet's
+		// reservation) but fits gp.medium whatever the overhead model: gp.medium is the cheapest
+		// fit, anything larger is waste.
+		s.Create(ctx, objects.Pod("one", objects.Resources("cpu", "1", "memory", "1Gi")))
+
+		pod := s.EventuallyPodsRunning(ctx, "one", 1, suite.ProvisionTimeout)[0]
+		Expect(s.ReadyNodes(ctx)).To(HaveLen(1))
+		Expect(s.NodeOf(ctx, &pod).Labels).To(HaveKeyWithValue(corev1.LabelInstanceTypeStable, objects.InstanceType("gp.medium")))
+		vm := s.ExpectOneLiveVM()
+		Expect(vm.ServiceOffering).To(Equal("gp.medium"))
+	}, SpecTimeout(5*time.Minute))
+
+	It("registers the node from the userdata: labels, taints and providerID", Label("smoke"), func(ctx SpecContext) {
+		taint := corev1.Taint{Key: "example.com/dedicated", Value: "blue", Effect: corev1.TaintEffectNoSchedule}
+		s.CreateNodePool(ctx, generalPurpose,
+			objects.WithLabels(map[string]string{"example.com/team": "blue"}),
+			objects.WithTaints(taint))
+		s.Create(ctx, objects.Pod("blue", objects.Resources("cpu", "500m", "memory", "512Mi"),
+			objects.Tolerate(taint.Key), objects.NodeSelector("example.com/team", "blue")))
+
+		pod := s.EventuallyPodsRunning(ctx, "blue", 1, suite.ProvisionTimeout)[0]
+		Expect(s.ReadyNodes(ctx)).To(HaveLen(1))
+		node := s.NodeOf(ctx, &pod)
+		claims, err := s.NodeClaims(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(claims).To(HaveLen(1))
+		vm := s.ExpectOneLiveVM()
+
+		By("naming the VM and the node after the NodeClaim")
+		Expect(vm.Name).To(Equal(claims[0].Name))
+		Expect(node.Name).To(Equal(vm.Name))
+		By("registering with the CloudStack CCM's providerID, the one the NodeClaim carries")
+		Expect(node.Spec.ProviderID).To(Equal("external-cloudstack://" + vm.ID))
+		Expect(claims[0].Status.ProviderID).To(Equal(node.Spec.ProviderID))
+		By("carrying the NodePool's labels and taints, which only the userdata can have given it")
+		Expect(node.Labels).To(HaveKeyWithValue("example.com/team", "blue"))
+		Expect(node.Labels).To(HaveKeyWithValue(karpv1.NodePoolLabelKey, suite.DefaultName))
+		Expect(node.Spec.Taints).To(ContainElement(And(
+			HaveField("Key", taint.Key), HaveField("Value", taint.Value), HaveField("Effect", taint.Effect))))
+		By("matching the CCM's labels to the VM")
+		Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelInstanceTypeStable, objects.InstanceType(vm.ServiceOffering)))
+		Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelTopologyZone, vm.Zone))
+		By("having been registered by Karpenter, which lifts the unregistered taint")
+		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.UnregisteredTaintKey)))
+	}, SpecTimeout(5*time.Minute))
+
+	DescribeTable("honours NodePool requirements",
+		func(ctx SpecContext, requirement func(*karpv1.NodePool), podOpt func(*corev1.PodSpec), key, value string) {
+			s.CreateNodePool(ctx, requirement)
+			s.Create(ctx, objects.Pod("required", objects.Resources("cpu", "500m", "memory", "512Mi"), podOpt))
+
+			pod := s.EventuallyPodsRunning(ctx, "required", 1, suite.ProvisionTimeout)[0]
+			node := s.NodeOf(ctx, &pod)
+			Expect(node.Labels).To(HaveKeyWithValue(key, value))
+			vm := s.ExpectOneLiveVM()
+			Expect(vm.Name).To(Equal(node.Name))
+			Expect(vm.Zone).To(Equal(node.Labels[corev1.LabelTopologyZone]))
+		},
+		Entry("an instance type", objects.WithRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn, objects.InstanceType("cp.xlarge")),
+			noPodOption, corev1.LabelInstanceTypeStable, objects.InstanceType("cp.xlarge"), SpecTimeout(5*time.Minute)),
+		Entry("a zone", objects.WithRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "zone-b"),
+			noPodOption, corev1.LabelTopologyZone, "zone-b", SpecTimeout(5*time.Minute)),
+		Entry("a custom label the pod selects", objects.WithRequirement("example.com/tier", corev1.NodeSelectorOpIn, "gold"),
+			objects.NodeSelector("example.com/tier", "gold"), "example.com/tier", "gold", SpecTimeout(5*time.Minute)),
+	)
+
+	It("sizes a custom offering to the pod", func(ctx SpecContext) {
+		s.CreateNodePool(ctx, objects.WithRequirement(csv1.LabelCustomOffering, corev1.NodeSelectorOpIn, "true"))
+		s.Create(ctx, objects.Pod("custom", objects.Resources("cpu", "3", "memory", "6Gi")))
+
+		pod := s.EventuallyPodsRunning(ctx, "custom", 1, suite.ProvisionTimeout)[0]
+		node := s.NodeOf(ctx, &pod)
+		Expect(s.ExpectOneLiveVM().ServiceOffering).To(Equal("custom"))
+		// Big enough for the pod, and not the offering's maximum of 16 cores and 64 GiB.
+		Expect(node.Status.Capacity.Cpu().Cmp(resource.MustParse("3"))).To(BeNumerically(">", 0))
+		Expect(node.Status.Capacity.Cpu().Cmp(resource.MustParse("16"))).To(BeNumerically("<", 0))
+		Expect(node.Status.Capacity.Memory().Cmp(resource.MustParse("64Gi"))).To(BeNumerically("<", 0))
+	}, SpecTimeout(5*time.Minute))
+
+	It("launches the GPU offering for a GPU pod", func(ctx SpecContext) {
+		s.CreateNodePool(ctx)
+		s.Create(ctx, objects.Pod("gpu", objects.Resources("cpu", "1", "memory", "4Gi", csv1.ResourceGPU, "1")))
+
+		pod := s.EventuallyPodsRunning(ctx, "gpu", 1, suite.ProvisionTimeout)[0]
+		node := s.NodeOf(ctx, &pod)
+		Expect(s.ExpectOneLiveVM().ServiceOffering).To(Equal("gpu.xlarge"))
+		gpus := node.Status.Capacity[corev1.ResourceName(csv1.ResourceGPU)]
+		Expect(gpus.Value()).To(BeEquivalentTo(1))
+	}, SpecTimeout(5*time.Minute))
+
+	It("spreads pods over every zone", func(ctx SpecContext) {
+		s.CreateNodePool(ctx)
+		s.Create(ctx, objects.Deployment("spread", 3, objects.Resources("cpu", "500m", "memory", "512Mi"),
+			objects.SpreadOverZones("spread")))
+
+		pods := s.EventuallyPodsRunning(ctx, "spread", 3, suite.ProvisionTimeout)
+		var zones []string
+		for _, p := range pods {
+			zones = append(zones, s.NodeOf(ctx, &p).Labels[corev1.LabelTopologyZone])
+		}
+		Expect(zones).To(ConsistOf("zone-a", "zone-b", "zone-c"))
+	}, SpecTimeout(5*time.Minute))
+})
+
+func noPodOption(*corev1.PodSpec) {}

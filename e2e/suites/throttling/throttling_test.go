@@ -1,0 +1,53 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package throttling_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+)
+
+// CloudStack's api.throttling.max default when throttling is enabled.
+const callsPerSecond = 25
+
+const nodes = 10
+
+var _ = Describe("Throttling", func() {
+	It("converges under 25 calls/s with no failed NodeClaims", func(ctx SpecContext) {
+		Expect(s.Env.Fake.SetFaults(ctx, fakeadmin.Faults{Throttle: fakeadmin.Throttle{Max: callsPerSecond, Interval: "1s"}})).To(Succeed())
+		s.CreateNodePool(ctx)
+		s.Create(ctx, objects.Deployment("app", nodes, objects.Resources("cpu", "500m", "memory", "512Mi"), objects.OnePerNode("app")))
+
+		s.EventuallyPodsRunning(ctx, "app", nodes, 6*time.Minute)
+		s.EventuallyReadyNodes(ctx, nodes, time.Minute)
+		claims, err := s.NodeClaims(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(claims).To(HaveLen(nodes))
+		for _, nc := range claims {
+			Expect(nc.StatusConditions().Get(karpv1.ConditionTypeInitialized).IsTrue()).To(BeTrue(), "NodeClaim %s", nc.Name)
+		}
+		// A NodeClaim that failed would have been replaced: exactly one per node was created.
+		Expect(s.ProviderMetrics(ctx).Sum("karpenter_nodeclaims_created_total", nil)).To(BeEquivalentTo(nodes))
+		AddReportEntry("calls answered 429", s.FakeCalls(ctx, "", "429"))
+	}, SpecTimeout(8*time.Minute))
+})

@@ -1,0 +1,131 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command fakecloudstack serves a CloudStack management server stand-in: the API, async jobs,
+// finite capacity, injected faults and, with --kubeconfig, a node simulator.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/server"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
+)
+
+// shutdownGrace bounds how long in-flight requests may finish at shutdown.
+const shutdownGrace = 5 * time.Second
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, log); err != nil {
+		stop()
+		log.Error("fakecloudstack failed", "error", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx ends, then saves the state file if one was given.
+func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
+	f, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	cfg := config.Config{}
+	if f.configFile != "" {
+		if cfg, err = config.Load(f.configFile); err != nil {
+			return err
+		}
+	}
+	srv, loaded, err := newServer(cfg, f.stateFile)
+	if err != nil {
+		return err
+	}
+	srv.SetAdminKeys(f.apiKey, f.secretKey)
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("listening on %s, %w", f.listen, err)
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "fakecloudstack listening on %s%s\n", base, server.APIPath)
+	printKeys(stdout, srv.Admin(), f, !loaded && !adminSecretConfigured(cfg))
+	if f.addrFile != "" {
+		if err := writeFileAtomic(f.addrFile, []byte(base)); err != nil {
+			return err
+		}
+	}
+	if f.kubeconfig != "" {
+		if err := startNodeSimulator(ctx, f.kubeconfig, srv.Store(), log); err != nil {
+			return err
+		}
+	}
+	if err := serve(ctx, ln, srv); err != nil {
+		return err
+	}
+	if f.stateFile != "" {
+		return saveState(srv.Store(), f.stateFile)
+	}
+	return nil
+}
+
+// printKeys prints the API key when it was not fixed, and the secret only when it was
+// generated: the user has no other way to learn it.
+func printKeys(w io.Writer, admin store.Account, f flags, secretGenerated bool) {
+	if f.apiKey == "" {
+		fmt.Fprintf(w, "api key: %s\n", admin.APIKey)
+	}
+	if f.secretKey == "" && secretGenerated {
+		fmt.Fprintf(w, "secret key: %s\n", admin.SecretKey)
+	}
+}
+
+func adminSecretConfigured(cfg config.Config) bool {
+	for _, a := range cfg.Model().Accounts {
+		if a.Admin {
+			return a.SecretKey != ""
+		}
+	}
+	return false
+}
+
+func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errs := make(chan error, 1)
+	go func() { errs <- hs.Serve(ln) }()
+	select {
+	case err := <-errs:
+		return fmt.Errorf("serving, %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutting down, %w", err)
+	}
+	return nil
+}

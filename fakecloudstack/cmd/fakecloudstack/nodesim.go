@@ -1,0 +1,57 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesim"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesource"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
+)
+
+// Client rate limits for the node simulator: node creation at scale must not be throttled by
+// client-go's default of 5 QPS.
+const (
+	kubeQPS   = 200
+	kubeBurst = 400
+)
+
+// startNodeSimulator runs the simulator in the background until ctx ends.
+func startNodeSimulator(ctx context.Context, kubeconfig string, st *store.Store, log *slog.Logger) error {
+	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig, %w", err)
+	}
+	restConfig.QPS, restConfig.Burst = kubeQPS, kubeBurst
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("building kubernetes client, %w", err)
+	}
+	sim := nodesim.New(nodesim.Options{Logger: log}, client, nodesource.New(st))
+	go func() {
+		if err := sim.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("node simulator stopped", "error", err)
+		}
+	}()
+	return nil
+}

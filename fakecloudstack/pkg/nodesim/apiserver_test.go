@@ -1,0 +1,118 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodesim
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// One kube-apiserver and etcd serve every test of the package; they come from the repository's
+// bin/ (make tools) or KUBE_BIN_DIR, and their absence fails the tests that need them.
+var apiServer struct {
+	once   sync.Once
+	env    *envtest.Environment
+	client kubernetes.Interface
+	err    error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if apiServer.env != nil {
+		if err := apiServer.env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stopping kube-apiserver and etcd: %v\n", err)
+		}
+	}
+	os.Exit(code)
+}
+
+// kubeClient returns a client of the shared API server, with no Node left by earlier tests.
+func kubeClient(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	apiServer.once.Do(startAPIServer)
+	if apiServer.err != nil {
+		t.Fatalf("starting kube-apiserver and etcd: %v", apiServer.err)
+	}
+	nodes := apiServer.client.CoreV1().Nodes()
+	if err := nodes.DeleteCollection(t.Context(), deleteNow, listAll); err != nil {
+		t.Fatalf("deleting the Nodes of earlier tests: %v", err)
+	}
+	// envtest runs no garbage collector to delete the Leases the Nodes owned.
+	leases := apiServer.client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	if err := leases.DeleteCollection(t.Context(), deleteNow, listAll); err != nil {
+		t.Fatalf("deleting the Leases of earlier tests: %v", err)
+	}
+	return apiServer.client
+}
+
+func startAPIServer() {
+	dir, err := kubeBinDir()
+	if err != nil {
+		apiServer.err = err
+		return
+	}
+	for _, binary := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(dir, binary)); err != nil {
+			apiServer.err = fmt.Errorf("%s not found in %s: run `make tools` or set KUBE_BIN_DIR, %w", binary, dir, err)
+			return
+		}
+	}
+	if err := os.Setenv("KUBEBUILDER_ASSETS", dir); err != nil {
+		apiServer.err = fmt.Errorf("setting KUBEBUILDER_ASSETS, %w", err)
+		return
+	}
+	apiServer.env = &envtest.Environment{BinaryAssetsDirectory: dir}
+	cfg, err := apiServer.env.Start()
+	if err != nil {
+		apiServer.err = fmt.Errorf("starting envtest, %w", err)
+		return
+	}
+	// The simulator's own bound on concurrency is what is under test, not client-go's limiter.
+	cfg.QPS, cfg.Burst = 500, 1000
+	if apiServer.client, err = kubernetes.NewForConfig(cfg); err != nil {
+		apiServer.err = fmt.Errorf("building a client, %w", err)
+	}
+}
+
+// kubeBinDir is KUBE_BIN_DIR, or bin/ at the root of the repository (where go.work is).
+func kubeBinDir() (string, error) {
+	if dir := os.Getenv("KUBE_BIN_DIR"); dir != "" {
+		return dir, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the working directory, %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return filepath.Join(dir, "bin"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.work above the working directory: set KUBE_BIN_DIR")
+		}
+		dir = parent
+	}
+}

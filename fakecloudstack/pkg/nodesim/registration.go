@@ -1,0 +1,230 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodesim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Registration is what a kubelet started by the userdata would register with.
+type Registration struct {
+	// ProviderID is empty when the userdata sets none.
+	ProviderID string
+	Labels     map[string]string
+	Taints     []corev1.Taint
+	// MaxPods is zero when the userdata sets none.
+	MaxPods        int
+	KubeReserved   corev1.ResourceList
+	SystemReserved corev1.ResourceList
+	// EvictionHard maps an eviction signal to its threshold, a quantity or a percentage; nil
+	// means the kubelet's defaults.
+	EvictionHard map[string]string
+}
+
+// ParseUserData reads the kubelet settings from a base64 userdata, with cloud-init's instance
+// id placeholders replaced by instanceID. An error means a real node would never register:
+// cloud-init or the kubelet would reject the userdata. Errors never quote the userdata, which
+// carries bootstrap tokens.
+func ParseUserData(userData, instanceID string) (Registration, error) {
+	if strings.TrimSpace(userData) == "" {
+		return Registration{}, nil
+	}
+	raw, err := decodeBase64(userData)
+	if err != nil {
+		return Registration{}, err
+	}
+	sc := newScanner(instanceID)
+	if err := sc.scanPayload(raw, kindUnknown, 0); err != nil {
+		return Registration{}, err
+	}
+	return newRegistration(sc.settings.merged())
+}
+
+func newRegistration(values map[string]string) (Registration, error) {
+	var (
+		reg Registration
+		err error
+	)
+	reg.ProviderID = strings.TrimSpace(values[flagProviderID])
+	if reg.Labels, err = parseNodeLabels(values[flagNodeLabels]); err != nil {
+		return Registration{}, err
+	}
+	if reg.Taints, err = parseTaints(values[flagTaints]); err != nil {
+		return Registration{}, err
+	}
+	if reg.MaxPods, err = parseMaxPods(values[flagMaxPods]); err != nil {
+		return Registration{}, err
+	}
+	if reg.KubeReserved, err = parseReserved(flagKubeReserved, values[flagKubeReserved]); err != nil {
+		return Registration{}, err
+	}
+	if reg.SystemReserved, err = parseReserved(flagSystemReserved, values[flagSystemReserved]); err != nil {
+		return Registration{}, err
+	}
+	if value, set := values[flagEvictionHard]; set {
+		if reg.EvictionHard, err = parseEvictionHard(value); err != nil {
+			return Registration{}, err
+		}
+	}
+	return reg, nil
+}
+
+// splitList splits the kubelet's comma separated flag values, dropping empty items.
+func splitList(value string) []string {
+	var items []string
+	for item := range strings.SplitSeq(value, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
+}
+
+func parseNodeLabels(value string) (map[string]string, error) {
+	labels := map[string]string{}
+	for _, item := range splitList(value) {
+		key, val, found := strings.Cut(item, "=")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if !found {
+			return nil, fmt.Errorf("--node-labels: %q is not key=value", item)
+		}
+		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+			return nil, fmt.Errorf("--node-labels: invalid key %q: %s", key, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(val); len(errs) > 0 {
+			return nil, fmt.Errorf("--node-labels: invalid value for %q: %s", key, strings.Join(errs, "; "))
+		}
+		if !kubeletMaySetLabel(key) {
+			return nil, fmt.Errorf("--node-labels: the kubelet refuses to set %q in the kubernetes.io or k8s.io namespaces", key)
+		}
+		labels[key] = val
+	}
+	return labels, nil
+}
+
+var taintEffects = map[corev1.TaintEffect]bool{
+	corev1.TaintEffectNoSchedule: true, corev1.TaintEffectPreferNoSchedule: true, corev1.TaintEffectNoExecute: true,
+}
+
+// parseTaints reads key=value:Effect and key:Effect items.
+func parseTaints(value string) ([]corev1.Taint, error) {
+	var taints []corev1.Taint
+	for _, item := range splitList(value) {
+		keyValue, effect, found := strings.Cut(item, ":")
+		if !found || !taintEffects[corev1.TaintEffect(effect)] {
+			return nil, fmt.Errorf("--register-with-taints: %q needs an effect of NoSchedule, PreferNoSchedule or NoExecute", item)
+		}
+		key, val, _ := strings.Cut(keyValue, "=")
+		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+			return nil, fmt.Errorf("--register-with-taints: invalid key %q: %s", key, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(val); len(errs) > 0 {
+			return nil, fmt.Errorf("--register-with-taints: invalid value for %q: %s", key, strings.Join(errs, "; "))
+		}
+		taints = append(taints, corev1.Taint{Key: key, Value: val, Effect: corev1.TaintEffect(effect)})
+	}
+	return taints, nil
+}
+
+func parseMaxPods(value string) (int, error) {
+	if value = strings.TrimSpace(value); value == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("--max-pods: %q is not a non-negative integer", value)
+	}
+	return n, nil
+}
+
+// reservable are the resources the kubelet accepts in --kube-reserved and --system-reserved.
+var reservable = map[corev1.ResourceName]bool{
+	corev1.ResourceCPU: true, corev1.ResourceMemory: true, corev1.ResourceEphemeralStorage: true, "pid": true,
+}
+
+// evictionSignals are the signals the kubelet knows; it refuses to start with any other.
+var evictionSignals = map[string]bool{
+	"memory.available": true, "allocatableMemory.available": true, "pid.available": true,
+	"nodefs.available": true, "nodefs.inodesFree": true, "imagefs.available": true,
+	"imagefs.inodesFree": true, "containerfs.available": true, "containerfs.inodesFree": true,
+}
+
+func parseReserved(flag, value string) (corev1.ResourceList, error) {
+	reserved := corev1.ResourceList{}
+	for _, item := range splitList(value) {
+		name, quantity, found := strings.Cut(item, "=")
+		if !found {
+			return nil, fmt.Errorf("--%s: %q is not resource=quantity", flag, item)
+		}
+		resourceName := corev1.ResourceName(strings.TrimSpace(name))
+		if !reservable[resourceName] {
+			return nil, fmt.Errorf("--%s: the kubelet cannot reserve %q", flag, resourceName)
+		}
+		q, err := resource.ParseQuantity(strings.TrimSpace(quantity))
+		if err != nil {
+			return nil, fmt.Errorf("--%s: parsing %q, %w", flag, item, err)
+		}
+		if q.Sign() < 0 {
+			return nil, fmt.Errorf("--%s: %q is negative", flag, item)
+		}
+		reserved[resourceName] = q
+	}
+	return reserved, nil
+}
+
+// parseEvictionHard reads signal<threshold items; thresholds are checked when applied, where
+// the capacity they are a percentage of is known.
+func parseEvictionHard(value string) (map[string]string, error) {
+	thresholds := map[string]string{}
+	for _, item := range splitList(value) {
+		signal, threshold, found := strings.Cut(item, "<")
+		if !found {
+			return nil, fmt.Errorf("--eviction-hard: %q is not signal<threshold", item)
+		}
+		signal, threshold = strings.TrimSpace(signal), strings.TrimSpace(threshold)
+		if !evictionSignals[signal] {
+			return nil, fmt.Errorf("--eviction-hard: unknown signal %q", signal)
+		}
+		if _, err := parseThreshold(threshold, resource.Quantity{}); err != nil {
+			return nil, fmt.Errorf("--eviction-hard: %q, %w", item, err)
+		}
+		thresholds[signal] = threshold
+	}
+	return thresholds, nil
+}
+
+// parseThreshold reads a quantity or a percentage of capacity.
+func parseThreshold(threshold string, capacity resource.Quantity) (resource.Quantity, error) {
+	if percent, ok := strings.CutSuffix(threshold, "%"); ok {
+		p, err := strconv.ParseFloat(percent, 64)
+		if err != nil || p < 0 || p > 100 {
+			return resource.Quantity{}, fmt.Errorf("percentage %q is not between 0 and 100", threshold)
+		}
+		return *resource.NewQuantity(int64(float64(capacity.Value())*p/100), resource.BinarySI), nil
+	}
+	q, err := resource.ParseQuantity(threshold)
+	if err != nil {
+		return resource.Quantity{}, fmt.Errorf("parsing threshold, %w", err)
+	}
+	return q, nil
+}

@@ -1,0 +1,55 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodesource
+
+import (
+	"testing"
+	"time"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
+)
+
+func TestVMsCarryWhatTheSimulatorNeeds(t *testing.T) {
+	st := store.New()
+	st.Zones.Put("z", store.Zone{ID: "z", Name: "zone-a"})
+	st.Offerings.Put("o", store.ServiceOffering{ID: "o", Name: "gpu.xlarge"})
+	st.Networks.Put("n", store.Network{ID: "n", CIDR: "10.1.0.0/16"})
+	src := New(st)
+	select {
+	case <-src.Changed():
+		t.Fatal("a change signalled before any change")
+	default:
+	}
+	if _, err := st.InsertVM(store.VM{ID: "vm", Name: "node-1", State: store.Running, ZoneID: "z", OfferingID: "o",
+		CPU: 8, MemoryMiB: 61440, GPUs: 1, GPUName: "NVIDIA A10", UserData: "IyE=", NICs: []store.NIC{{NetworkID: "n"}}, Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-src.Changed():
+	default:
+		t.Fatal("an insert did not signal")
+	}
+	vms := src.VMs()
+	if len(vms) != 1 {
+		t.Fatalf("got %d VMs", len(vms))
+	}
+	vm := vms[0]
+	if vm.ID != "vm" || vm.Name != "node-1" || vm.State != store.Running || vm.ZoneName != "zone-a" || vm.OfferingName != "gpu.xlarge" ||
+		vm.CPU != 8 || vm.MemoryMiB != 61440 || vm.GPUs != 1 || vm.GPUName != "NVIDIA A10" || vm.IPAddress != "10.1.0.11" || vm.UserData != "IyE=" {
+		t.Fatalf("vm %+v", vm)
+	}
+}

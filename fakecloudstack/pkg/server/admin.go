@@ -1,0 +1,146 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/capacity"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
+)
+
+// State is GET /admin/state.
+type State struct {
+	VMs     map[string]int            `json:"vms"`
+	Jobs    map[string]int            `json:"jobs"`
+	Zones   map[string]capacity.Usage `json:"zones"`
+	Latency jobs.Profile              `json:"latency"`
+}
+
+// CapacityRequest is the body of POST /admin/zones/{zone}/capacity.
+type CapacityRequest struct {
+	Hosts []capacity.HostGroup `json:"hosts"`
+}
+
+func (s *Server) adminRoutes(r *mux.Router) {
+	r.HandleFunc("/state", s.getState).Methods(http.MethodGet)
+	r.HandleFunc("/faults", s.getFaults).Methods(http.MethodGet)
+	r.HandleFunc("/faults", s.putFaults).Methods(http.MethodPut, http.MethodPost)
+	r.HandleFunc("/latency", s.getLatency).Methods(http.MethodGet)
+	r.HandleFunc("/latency", s.putLatency).Methods(http.MethodPut, http.MethodPost)
+	r.HandleFunc("/zones/{zone}/capacity", s.setCapacity).Methods(http.MethodPost, http.MethodPut)
+	r.HandleFunc("/vms/{id}/destroy", s.destroyVM).Methods(http.MethodPost)
+	r.HandleFunc("/calls", s.getCalls).Methods(http.MethodGet)
+	r.HandleFunc("/reset-calls", s.resetCalls).Methods(http.MethodPost)
+}
+
+func (s *Server) getState(w http.ResponseWriter, _ *http.Request) {
+	st := State{VMs: s.backend.Store.StateCounts(), Jobs: s.backend.Jobs.Counts(), Zones: map[string]capacity.Usage{},
+		Latency: s.backend.Jobs.Latency()}
+	for _, z := range s.backend.Store.Zones.List() {
+		st.Zones[z.Name] = s.backend.Capacity.Usage(z.ID)
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) getFaults(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.backend.Faults.Get())
+}
+
+func (s *Server) putFaults(w http.ResponseWriter, r *http.Request) {
+	var cfg faults.Config
+	if !readJSON(w, r, &cfg) {
+		return
+	}
+	s.backend.Faults.Set(cfg)
+	writeJSON(w, http.StatusOK, s.backend.Faults.Get())
+}
+
+func (s *Server) getLatency(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.backend.Jobs.Latency())
+}
+
+func (s *Server) putLatency(w http.ResponseWriter, r *http.Request) {
+	var p jobs.Profile
+	if !readJSON(w, r, &p) {
+		return
+	}
+	if err := p.Validate(); err != nil {
+		writeJSON(w, http.StatusBadRequest, adminError(err.Error()))
+		return
+	}
+	s.backend.Jobs.SetLatency(p)
+	writeJSON(w, http.StatusOK, p)
+}
+
+func (s *Server) setCapacity(w http.ResponseWriter, r *http.Request) {
+	name := mux.Vars(r)["zone"]
+	zone, ok := s.backend.Store.Zones.Find(func(z store.Zone) bool { return z.Name == name || z.ID == name })
+	if !ok {
+		writeJSON(w, http.StatusNotFound, adminError(fmt.Sprintf("zone %s not found", name)))
+		return
+	}
+	var req CapacityRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	s.backend.Capacity.SetZone(zone.ID, req.Hosts)
+	writeJSON(w, http.StatusOK, s.backend.Capacity.Usage(zone.ID))
+}
+
+func (s *Server) destroyVM(w http.ResponseWriter, r *http.Request) {
+	id := mux.Vars(r)["id"]
+	if !s.backend.DestroyOutOfBand(id) {
+		writeJSON(w, http.StatusNotFound, adminError(fmt.Sprintf("vm %s not found", id)))
+		return
+	}
+	vm, _ := s.backend.Store.VM(id)
+	writeJSON(w, http.StatusOK, map[string]string{"id": id, "state": vm.State})
+}
+
+func (s *Server) getCalls(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.calls.snapshot())
+}
+
+func (s *Server) resetCalls(w http.ResponseWriter, _ *http.Request) {
+	s.calls.reset()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func adminError(msg string) map[string]string { return map[string]string{"error": msg} }
+
+func readJSON(w http.ResponseWriter, r *http.Request, into any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		writeJSON(w, http.StatusBadRequest, adminError(fmt.Sprintf("decoding body, %v", err)))
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

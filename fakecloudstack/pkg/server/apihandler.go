@@ -1,0 +1,143 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/api"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/auth"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
+)
+
+const (
+	contentType = "application/json; charset=UTF-8"
+	// errorKey wraps errors raised before a command is known to exist.
+	errorKey = "errorresponse"
+)
+
+// serveAPI follows ApiServlet: find the command, authenticate, check the parameters, apply the
+// injected faults, run the handler and write the envelope.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	params, err := parseRequest(r)
+	if err != nil {
+		s.fail(w, "", errorKey, cserr.New(cserr.MalformedParameter, cserr.CSGeneric, "Unable to parse the request: %v", err))
+		return
+	}
+	command := params.Get("command")
+	if command == "" {
+		s.fail(w, "", errorKey, cserr.New(cserr.UnsupportedAction, cserr.CSGeneric, "Invalid request, no command sent"))
+		return
+	}
+	key := api.ResponseKey(command)
+	if !strings.EqualFold(params.Get("response"), "json") {
+		s.fail(w, command, errorKey, cserr.New(cserr.UnsupportedAction, cserr.CSGeneric, "fakecloudstack only answers response=json; XML is not supported"))
+		return
+	}
+	apiKey, err := auth.Verify(s.backend.Store, params, s.backend.Clock.Now())
+	if err != nil {
+		s.fail(w, command, key, asAPIError(err))
+		return
+	}
+	account, _ := s.backend.Store.AccountByKey(apiKey)
+	cmd, ok := s.commands[command]
+	if !ok {
+		s.fail(w, command, errorKey, cserr.New(cserr.Unauthorized, 0, "The given command:%s does not exist or it is not available for user", command))
+		return
+	}
+	if e := checkParams(cmd, params); e != nil {
+		s.fail(w, command, key, e)
+		return
+	}
+	delay, injected := s.backend.Faults.Call(account.ID, command, params)
+	wait(r, s.backend.Clock, delay)
+	if injected != nil {
+		s.fail(w, command, key, injected)
+		return
+	}
+	payload, err := cmd.Handle(&api.Request{Command: command, Params: params, Account: account, GET: r.Method == http.MethodGet})
+	if err != nil {
+		s.fail(w, command, key, asAPIError(err))
+		return
+	}
+	body, err := api.Encode(command, payload)
+	if err != nil {
+		s.fail(w, command, key, cserr.New(cserr.InternalError, cserr.CSCloudRuntime, "encoding response, %v", err))
+		return
+	}
+	s.record(command, http.StatusOK)
+	write(w, http.StatusOK, body)
+}
+
+func checkParams(cmd api.Command, params map[string][]string) *cserr.Error {
+	if e := validateValues(params); e != nil {
+		return e
+	}
+	for _, p := range cmd.Params {
+		if p.Required && !hasParam(params, p) {
+			return cserr.MissingParam(strings.ToLower(cmd.Name), p.Name)
+		}
+	}
+	return nil
+}
+
+// hasParam accepts map parameters (tags[0].key=...) as present.
+func hasParam(params map[string][]string, p api.Param) bool {
+	if vs := params[p.Name]; len(vs) > 0 && vs[0] != "" {
+		return true
+	}
+	if p.Type != "map" {
+		return false
+	}
+	for k := range params {
+		if strings.HasPrefix(k, p.Name+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+func asAPIError(err error) *cserr.Error {
+	var e *cserr.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return cserr.New(cserr.InternalError, cserr.CSCloudRuntime, "%v", err)
+}
+
+func (s *Server) fail(w http.ResponseWriter, command, key string, e *cserr.Error) {
+	s.record(command, e.Code)
+	write(w, e.Code, api.EncodeError(key, e))
+}
+
+func (s *Server) record(command string, code int) {
+	// Only known names become label values, so junk requests cannot grow the metric.
+	if _, known := s.commands[command]; !known {
+		command = "unknown"
+	}
+	s.calls.record(command, code)
+	s.metrics.apiCalls.WithLabelValues(command, strconv.Itoa(code)).Inc()
+}
+
+func write(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

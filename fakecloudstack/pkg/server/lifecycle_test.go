@@ -1,0 +1,157 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package server_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/server"
+)
+
+const jobLatency = 10 * time.Second
+
+func slowServer(t *testing.T) (*cstest.TestServer, interface{ Step(time.Duration) }) {
+	clk := newFakeClock()
+	cfg := config.Config{Jobs: jobs.Options{Latency: jobs.Profile{Kind: jobs.Fixed, Fixed: metav1.Duration{Duration: jobLatency}}}}
+	return cstest.NewTestServer(t, server.WithConfig(cfg), server.WithClock(clk)), clk
+}
+
+func TestVMLifecycleThroughJobs(t *testing.T) {
+	ts, clk := slowServer(t)
+	c := ts.Client
+	deployed, err := c.VirtualMachine.DeployVirtualMachine(deployParams(c, "slow-node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deployed.Id == "" || deployed.JobID == "" {
+		t.Fatalf("deploy answer without id and jobid: %+v", deployed)
+	}
+	if state := vmState(t, c, deployed.Id); state != "Starting" {
+		t.Fatalf("state while the job runs: %s", state)
+	}
+	pending := jobStatus(t, c, deployed.JobID)
+	if pending.Jobstatus != 0 || pending.Jobinstanceid != deployed.Id || pending.Cmd != "org.apache.cloudstack.api.command.user.vm.DeployVMCmd" || len(pending.Jobresult) != 0 {
+		t.Fatalf("pending job: %+v", pending)
+	}
+
+	clk.Step(jobLatency)
+	eventually(t, "deploy job success", func() bool { return jobStatus(t, c, deployed.JobID).Jobstatus == 1 })
+	done := jobStatus(t, c, deployed.JobID)
+	var result struct {
+		VM struct{ ID, State string } `json:"virtualmachine"`
+	}
+	if err := json.Unmarshal(done.Jobresult, &result); err != nil || result.VM.State != "Running" || done.Jobresulttype != "object" || done.Completed == "" {
+		t.Fatalf("job result %s: %v", done.Jobresult, err)
+	}
+	jobsList, err := c.Asyncjob.ListAsyncJobs(c.Asyncjob.NewListAsyncJobsParams())
+	if err != nil || jobsList.Count != 1 || jobsList.AsyncJobs[0].Jobstatus != 1 {
+		t.Fatalf("listAsyncJobs: %+v, %v", jobsList, err)
+	}
+
+	destroyed, err := c.VirtualMachine.DestroyVirtualMachine(c.VirtualMachine.NewDestroyVirtualMachineParams(deployed.Id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state := vmState(t, c, deployed.Id); state != "Stopping" {
+		t.Fatalf("state while destroying: %s", state)
+	}
+	clk.Step(jobLatency)
+	eventually(t, "destroy job success", func() bool { return jobStatus(t, c, destroyed.JobID).Jobstatus == 1 })
+	if state := vmState(t, c, deployed.Id); state != "Destroyed" {
+		t.Fatalf("state after destroy: %s", state)
+	}
+	present := c.VirtualMachine.NewListVirtualMachinesParams()
+	present.SetState("present")
+	if got, _ := c.VirtualMachine.ListVirtualMachines(present); got.Count != 0 {
+		t.Fatalf("a Destroyed VM is listed as present")
+	}
+
+	clk.Step(time.Minute)
+	eventually(t, "expunge after expunge.delay", func() bool { return vmState(t, c, deployed.Id) == "" })
+	_, err = c.VirtualMachine.DestroyVirtualMachine(c.VirtualMachine.NewDestroyVirtualMachineParams(deployed.Id))
+	expectAPIError(t, err, 431, "Unable to find a virtual machine with specified vmId")
+	if _, _, err := c.VirtualMachine.GetVirtualMachineByID(deployed.Id); err == nil {
+		t.Fatal("GetVirtualMachineByID found an expunged VM")
+	}
+}
+
+func TestStartStopRebootDestroy(t *testing.T) {
+	ts := cstest.NewTestServer(t)
+	c := ts.Async
+	vm := deploy(t, ts, "cycle")
+	stopped, err := c.VirtualMachine.StopVirtualMachine(c.VirtualMachine.NewStopVirtualMachineParams(vm.Id))
+	if err != nil || stopped.State != "Stopped" {
+		t.Fatalf("stop: %+v, %v", stopped, err)
+	}
+	started, err := c.VirtualMachine.StartVirtualMachine(c.VirtualMachine.NewStartVirtualMachineParams(vm.Id))
+	if err != nil || started.State != "Running" {
+		t.Fatalf("start: %+v, %v", started, err)
+	}
+	rebooted, err := c.VirtualMachine.RebootVirtualMachine(c.VirtualMachine.NewRebootVirtualMachineParams(vm.Id))
+	if err != nil || rebooted.State != "Running" {
+		t.Fatalf("reboot: %+v, %v", rebooted, err)
+	}
+	dp := c.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
+	dp.SetExpunge(true)
+	if _, err := c.VirtualMachine.DestroyVirtualMachine(dp); err != nil {
+		t.Fatal(err)
+	}
+	if state := vmState(t, ts.Client, vm.Id); state != "" {
+		t.Fatalf("expunged VM still listed as %s", state)
+	}
+	var st server.State
+	doJSON(t, "GET", ts.BaseURL+"/admin/state", "", &st)
+	if st.Zones["zone-a"].CPUUsed != 0 {
+		t.Fatalf("capacity not released: %+v", st.Zones["zone-a"])
+	}
+}
+
+func TestDestroyTwiceSucceeds(t *testing.T) {
+	ts := cstest.NewTestServer(t)
+	vm := deploy(t, ts, "twice")
+	c := ts.Async
+	for i := range 2 {
+		if _, err := c.VirtualMachine.DestroyVirtualMachine(c.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+			t.Fatalf("destroy %d: %v", i+1, err)
+		}
+	}
+	if state := vmState(t, ts.Client, vm.Id); state != "Destroyed" {
+		t.Fatalf("state %s", state)
+	}
+	if _, err := c.VirtualMachine.ExpungeVirtualMachine(c.VirtualMachine.NewExpungeVirtualMachineParams(vm.Id)); err != nil {
+		t.Fatal(err)
+	}
+	if state := vmState(t, ts.Client, vm.Id); state != "" {
+		t.Fatalf("state after expunge %s", state)
+	}
+}
+
+func TestStartVMWithoutStart(t *testing.T) {
+	ts := cstest.NewTestServer(t)
+	vm, err := ts.Async.VirtualMachine.DeployVirtualMachine(deployParams(ts.Async, "cold", func(p *cloudstack.DeployVirtualMachineParams) { p.SetStartvm(false) }))
+	if err != nil || vm.State != "Stopped" {
+		t.Fatalf("startvm=false: %+v, %v", vm, err)
+	}
+}

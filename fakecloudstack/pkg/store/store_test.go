@@ -1,0 +1,154 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package store
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"testing"
+)
+
+func newTestStore(t *testing.T) *Store {
+	t.Helper()
+	s := New(WithIDs(SequentialIDs()))
+	s.Networks.Put("net", Network{ID: "net", Name: "net", CIDR: "10.0.0.0/24"})
+	return s
+}
+
+func insert(t *testing.T, s *Store, name, state string) VM {
+	t.Helper()
+	vm, err := s.InsertVM(VM{ID: s.NewID(), Name: name, State: state, AccountID: "acc", NICs: []NIC{{NetworkID: "net"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vm
+}
+
+func ids(vms []VM) []string {
+	var out []string
+	for _, vm := range vms {
+		out = append(out, vm.Name)
+	}
+	return out
+}
+
+func TestNamesAreUniquePerNetworkWhileAlive(t *testing.T) {
+	s := newTestStore(t)
+	vm := insert(t, s, "node", Running)
+	if vm.NICs[0].IP != "10.0.0.11" || vm.NICs[0].MAC == "" {
+		t.Fatalf("address: %+v", vm.NICs[0])
+	}
+	if _, err := s.InsertVM(VM{ID: "x", Name: "NODE", NICs: []NIC{{NetworkID: "net"}}}); !errors.Is(err, ErrDuplicateName) {
+		t.Fatalf("duplicate accepted: %v", err)
+	}
+	s.UpdateVM(vm.ID, func(v *VM) { v.State = Destroyed })
+	insert(t, s, "node", Running)
+}
+
+func TestListVMsFiltersAndPages(t *testing.T) {
+	s := newTestStore(t)
+	a := insert(t, s, "a", Running)
+	insert(t, s, "b", Destroyed)
+	c := insert(t, s, "c", Running)
+	if err := s.AddTags("acc", []string{a.ID, c.ID}, []KV{{Key: "Pool", Value: "One"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name        string
+		filter      VMFilter
+		start, size int
+		want        []string
+		total       int
+	}{
+		{"everything", VMFilter{}, 0, -1, []string{"a", "b", "c"}, 3},
+		{"present", VMFilter{State: "present"}, 0, -1, []string{"a", "c"}, 2},
+		{"tag via index", VMFilter{Tags: []KV{{Key: "pool", Value: "one"}}}, 0, -1, []string{"a", "c"}, 2},
+		{"tag key only", VMFilter{Tags: []KV{{Key: "POOL"}}}, 0, -1, []string{"a", "c"}, 2},
+		{"ids keep creation order", VMFilter{IDs: []string{c.ID, a.ID, c.ID}}, 0, -1, []string{"a", "c"}, 2},
+		{"page", VMFilter{}, 1, 1, []string{"b"}, 3},
+		{"other account", VMFilter{AccountID: "other"}, 0, -1, nil, 0},
+		{"keyword", VMFilter{Keyword: "B"}, 0, -1, []string{"b"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, total := s.ListVMs(tc.filter, tc.start, tc.size)
+			if !slices.Equal(ids(got), tc.want) || total != tc.total {
+				t.Fatalf("got %v total %d, want %v total %d", ids(got), total, tc.want, tc.total)
+			}
+		})
+	}
+}
+
+func TestTagsAreAtomicAndIndexed(t *testing.T) {
+	s := newTestStore(t)
+	a, b := insert(t, s, "a", Running), insert(t, s, "b", Running)
+	if err := s.AddTags("acc", []string{b.ID}, []KV{{Key: "k", Value: "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	var dup *DuplicateTagError
+	if err := s.AddTags("acc", []string{a.ID, b.ID}, []KV{{Key: "K", Value: "2"}}); !errors.As(err, &dup) || dup.ResourceID != b.ID {
+		t.Fatalf("duplicate key accepted: %v", err)
+	}
+	if len(s.TagsOf(a.ID)) != 0 {
+		t.Fatal("a failed createTags tagged some VMs")
+	}
+	s.DeleteTags([]string{b.ID}, []KV{{Key: "k"}})
+	if got, _ := s.ListVMs(VMFilter{Tags: []KV{{Key: "k", Value: "1"}}}, 0, -1); len(got) != 0 {
+		t.Fatal("the index still knows a deleted tag")
+	}
+	if err := s.AddTags("acc", []string{a.ID}, []KV{{Key: "x", Value: "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	s.ExpungeVM(a.ID)
+	if got, _ := s.ListVMs(VMFilter{Tags: []KV{{Key: "x", Value: "y"}}}, 0, -1); len(got) != 0 || !s.Expunged(a.ID) {
+		t.Fatal("expunge left the VM findable")
+	}
+	if counts := s.StateCounts(); counts[Running] != 1 {
+		t.Fatalf("state counts %v", counts)
+	}
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	s := newTestStore(t)
+	s.Accounts.Put("acc", Account{ID: "acc", Name: "admin"})
+	a := insert(t, s, "a", Running)
+	gone := insert(t, s, "gone", Running)
+	if err := s.AddTags("acc", []string{a.ID}, []KV{{Key: "k", Value: "v"}}); err != nil {
+		t.Fatal(err)
+	}
+	s.ExpungeVM(gone.ID)
+	var buf bytes.Buffer
+	if err := s.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	loaded := New()
+	if err := loaded.Load(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := loaded.ListVMs(VMFilter{Tags: []KV{{Key: "k", Value: "v"}}}, 0, -1); len(got) != 1 || got[0].ID != a.ID {
+		t.Fatalf("tags lost: %v", got)
+	}
+	if !loaded.Expunged(gone.ID) {
+		t.Fatal("expunged ids lost")
+	}
+	if next, err := loaded.InsertVM(VM{ID: "new", Name: "new", NICs: []NIC{{NetworkID: "net"}}}); err != nil || next.Seq != 3 {
+		t.Fatalf("sequence not restored: %+v, %v", next, err)
+	}
+	if _, err := loaded.InsertVM(VM{ID: "dup", Name: "a", NICs: []NIC{{NetworkID: "net"}}}); !errors.Is(err, ErrDuplicateName) {
+		t.Fatal("name index not restored")
+	}
+}

@@ -1,0 +1,132 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cloudprovider_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/awslabs/operatorpkg/status"
+	corev1 "k8s.io/api/core/v1"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	corecloudprovider "sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+)
+
+func TestCreateReturnsAHydratedNodeClaim(t *testing.T) {
+	e := newEnv(t)
+	created, err := e.create(t, nodeClaim("node-a", instanceType("gplarge")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := e.api.VMs()[0]
+	if created.Status.ProviderID != "external-cloudstack://"+vm.Id || created.Status.ImageID != vm.Templateid {
+		t.Errorf("providerID %q image %q, want the CCM form of %s and template %s", created.Status.ProviderID, created.Status.ImageID, vm.Id, vm.Templateid)
+	}
+	for key, want := range map[string]string{
+		corev1.LabelInstanceTypeStable: "gplarge", corev1.LabelTopologyZone: vm.Zonename, corev1.LabelTopologyRegion: vm.Zonename,
+		karpv1.CapacityTypeLabelKey: karpv1.CapacityTypeOnDemand, corev1.LabelArchStable: "amd64",
+	} {
+		if got := created.Labels[key]; got != want {
+			t.Errorf("label %s = %q, want %q", key, got, want)
+		}
+	}
+	if created.Status.Capacity.Cpu().Value() != 4 || created.Status.Allocatable.Memory().Cmp(*created.Status.Capacity.Memory()) >= 0 {
+		t.Errorf("capacity %v allocatable %v: want 4 CPUs and allocatable below capacity", created.Status.Capacity, created.Status.Allocatable)
+	}
+	if created.Annotations[v1.AnnotationNodeClassHash] != e.nodeClass.Hash() {
+		t.Errorf("the NodeClass hash was not stamped for static drift")
+	}
+	got, err := e.cp.Get(context.Background(), "cloudstack:///"+vm.Id)
+	if err != nil || got.Labels[corev1.LabelInstanceTypeStable] != "gplarge" || got.Labels[karpv1.NodePoolLabelKey] != "default" {
+		t.Errorf("Get = %v, %v; want the instance type and nodepool resolved from the VM", got, err)
+	}
+	listed, err := e.cp.List(context.Background())
+	if err != nil || len(listed) != 1 || listed[0].Status.ProviderID != created.Status.ProviderID {
+		t.Errorf("List = %v, %v", listed, err)
+	}
+}
+
+func TestCreateRefusesAnUnreadyNodeClass(t *testing.T) {
+	e := newEnv(t)
+	e.nodeClass.StatusConditions().SetFalse(v1.ConditionTypeNetworksReady, "NoMatch", "no network matches")
+	if err := e.kube.Status().Update(context.Background(), e.nodeClass); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.create(t, nodeClaim("node-b")); !corecloudprovider.IsNodeClassNotReadyError(err) {
+		t.Fatalf("Create with an unready NodeClass: %v, want NodeClassNotReadyError", err)
+	}
+	if ready := e.nodeClass.StatusConditions().Get(status.ConditionReady); ready.IsTrue() {
+		t.Fatal("test setup: the NodeClass must not be ready")
+	}
+}
+
+func TestCreateWithNoFittingInstanceTypeIsInsufficientCapacity(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.create(t, nodeClaim("node-c", instanceType("does-not-exist")))
+	if !corecloudprovider.IsInsufficientCapacityError(err) || len(e.api.Calls("deployVirtualMachine")) != 0 {
+		t.Fatalf("Create: %v, want InsufficientCapacityError without a deploy", err)
+	}
+}
+
+func TestLimitErrorsPublishAnEvent(t *testing.T) {
+	e := newEnv(t)
+	e.api.FailCalls("deployVirtualMachine", &csapi.APIError{Command: "deployVirtualMachine", Code: 535, CSCode: 4370, Text: "Maximum number of resources of type 'cpu' has been exceeded."}, 1)
+	if _, err := e.create(t, nodeClaim("node-d", instanceType("gplarge"))); !corecloudprovider.IsInsufficientCapacityError(err) {
+		t.Fatalf("Create: %v, want InsufficientCapacityError", err)
+	}
+	if len(e.recorder.events) != 1 || !strings.Contains(e.recorder.events[0].Message, "resource limit") {
+		t.Fatalf("events %v, want one explaining the limit", e.recorder.events)
+	}
+}
+
+func TestDeleteReportsNotFoundOnceTheVMIsGone(t *testing.T) {
+	e := newEnv(t)
+	created, err := e.create(t, nodeClaim("node-e", instanceType("gpsmall")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := e.cp.Delete(ctx, created); err != nil {
+		t.Fatalf("first Delete: %v", err)
+	}
+	if err := e.cp.Delete(ctx, created); !corecloudprovider.IsNodeClaimNotFoundError(err) {
+		t.Fatalf("Delete after destroy: %v, want NodeClaimNotFoundError", err)
+	}
+}
+
+func TestRepairPoliciesHaveOneFallback(t *testing.T) {
+	e := newEnv(t)
+	fallbacks := 0
+	for _, p := range e.cp.RepairPolicies() {
+		if p.ReasonRegex == "" {
+			fallbacks++
+			if p.Action != corecloudprovider.ReplaceNode {
+				t.Errorf("the fallback policy must replace the node, got %s", p.Action)
+			}
+		}
+	}
+	if fallbacks != 1 {
+		t.Fatalf("%d fallback policies, want exactly 1", fallbacks)
+	}
+	if _, ok := e.cp.GetSupportedNodeClasses()[0].(*v1.CloudStackNodeClass); !ok {
+		t.Fatal("the default NodeClass must be CloudStackNodeClass")
+	}
+}

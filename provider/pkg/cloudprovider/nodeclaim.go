@@ -1,0 +1,98 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cloudprovider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/samber/lo"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/pkg/events"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+)
+
+// toNodeClaim describes a VM as a NodeClaim; it is nil-safe for an instance type that could
+// not be resolved (capacity then comes from the VM's shape alone).
+func (c *CloudProvider) toNodeClaim(in *instance.Instance, it *cloudprovider.InstanceType, labels map[string]string) *karpv1.NodeClaim {
+	nc := &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              in.Name,
+			Labels:            labels,
+			Annotations:       map[string]string{},
+			CreationTimestamp: metav1.NewTime(in.Created),
+		},
+		Status: karpv1.NodeClaimStatus{ProviderID: ProviderID(in.ID), ImageID: in.TemplateID},
+	}
+	if pool, ok := in.Tags[v1.TagNodePool]; ok {
+		nc.Labels[karpv1.NodePoolLabelKey] = pool
+	}
+	if it != nil {
+		nc.Status.Capacity = lo.PickBy(it.Capacity, func(_ corev1.ResourceName, q resource.Quantity) bool { return !q.IsZero() })
+		nc.Status.Allocatable = lo.PickBy(it.Allocatable(), func(_ corev1.ResourceName, q resource.Quantity) bool { return !q.IsZero() })
+	}
+	return nc
+}
+
+// resolvedNodeClaim is toNodeClaim for Get and List: the NodeClass named in the VM's tags gives
+// the instance type; without it the NodeClaim carries the zone and capacity type only.
+func (c *CloudProvider) resolvedNodeClaim(ctx context.Context, in *instance.Instance) *karpv1.NodeClaim {
+	labels := map[string]string{
+		corev1.LabelTopologyZone:    in.ZoneName,
+		karpv1.CapacityTypeLabelKey: karpv1.CapacityTypeOnDemand,
+	}
+	nodeClass := &v1.CloudStackNodeClass{}
+	if name, ok := in.Tags[v1.TagNodeClass]; !ok || c.kubeClient.Get(ctx, client.ObjectKey{Name: name}, nodeClass) != nil {
+		return c.toNodeClaim(in, nil, labels)
+	}
+	types, err := c.instanceTypes.List(ctx, nodeClass)
+	if err != nil {
+		return c.toNodeClaim(in, nil, labels)
+	}
+	it, ok := instancetype.Find(types, in.OfferingID, in.CPU, in.MemoryMiB)
+	if !ok {
+		return c.toNodeClaim(in, nil, labels)
+	}
+	labels[corev1.LabelInstanceTypeStable] = it.Name
+	return c.toNodeClaim(in, it, labels)
+}
+
+// publishLaunchFailure explains account limits on the NodeClaim: core only sees an insufficient
+// capacity error and would re-plan silently.
+func (c *CloudProvider) publishLaunchFailure(nodeClaim *karpv1.NodeClaim, err error) {
+	var apiErr *csapi.APIError
+	if !csapi.IsLimitExceeded(err) || !errors.As(err, &apiErr) {
+		return
+	}
+	c.recorder.Publish(events.Event{
+		InvolvedObject: nodeClaim,
+		Type:           corev1.EventTypeWarning,
+		Reason:         "CloudStackLimitExceeded",
+		Message:        fmt.Sprintf("CloudStack refused the VM: account or domain resource limit reached (error %d: %s)", apiErr.Code, apiErr.Text),
+		DedupeValues:   []string{string(nodeClaim.UID)},
+	})
+}

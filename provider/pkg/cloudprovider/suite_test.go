@@ -1,0 +1,146 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cloudprovider_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/events"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis"
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
+)
+
+const clusterName = "test-cluster"
+
+func init() {
+	log.SetLogger(logr.Discard())
+}
+
+type recorder struct {
+	mu     sync.Mutex
+	events []events.Event
+}
+
+func (r *recorder) Publish(evts ...events.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, evts...)
+}
+
+type userData struct{}
+
+func (userData) UserData(context.Context, *v1.CloudStackNodeClass, *karpv1.NodeClaim, map[string]string) (string, error) {
+	return "I2Nsb3VkLWNvbmZpZw==", nil
+}
+
+type affinityGroups struct{}
+
+func (affinityGroups) Ensure(_ context.Context, _ *v1.CloudStackNodeClass, pool string) (v1.AffinityGroup, error) {
+	return v1.AffinityGroup{ID: "ag-" + pool, NodePool: pool}, nil
+}
+
+type env struct {
+	api       *fake.API
+	clk       *clocktesting.FakeClock
+	kube      client.Client
+	recorder  *recorder
+	cp        *cloudprovider.CloudProvider
+	nodeClass *v1.CloudStackNodeClass
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	api := fake.NewAPI(clk)
+	unavailable := cache.NewUnavailableOfferings(clk, cache.UnavailableOfferingsTTL)
+	watcher := instance.NewWatcher(api, clk, instance.DefaultPollInterval, csapi.Scope{})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = watcher.Start(ctx) }()
+	nodeClass := fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
+	nodeClass.ResourceVersion = ""
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClass).WithStatusSubresource(nodeClass).Build()
+	rec := &recorder{}
+	prices := pricing.NewDefaultProvider(api, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"})
+	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, userData{}, affinityGroups{})
+	cp := cloudprovider.New(kube, rec, instancetype.NewDefaultProvider("", prices, unavailable), instances)
+	return &env{api: api, clk: clk, kube: kube, recorder: rec, cp: cp, nodeClass: nodeClass}
+}
+
+func nodeClaim(name string, reqs ...karpv1.NodeSelectorRequirementWithMinValues) *karpv1.NodeClaim {
+	return &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{karpv1.NodePoolLabelKey: "default"}},
+		Spec: karpv1.NodeClaimSpec{
+			NodeClassRef: &karpv1.NodeClassReference{Group: apis.Group, Kind: "CloudStackNodeClass", Name: "default"},
+			Requirements: reqs,
+		},
+	}
+}
+
+func instanceType(names ...string) karpv1.NodeSelectorRequirementWithMinValues {
+	return karpv1.NodeSelectorRequirementWithMinValues{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: names}
+}
+
+// create runs Create while moving the fake clock, so the job watcher sees the deploy finish.
+func (e *env) create(t *testing.T, nc *karpv1.NodeClaim) (*karpv1.NodeClaim, error) {
+	t.Helper()
+	type result struct {
+		nc  *karpv1.NodeClaim
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		created, err := e.cp.Create(context.Background(), nc)
+		done <- result{created, err}
+	}()
+	ticker := time.NewTicker(time.Millisecond)
+	defer ticker.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.nc, r.err
+		case <-ticker.C:
+			e.clk.Step(instance.DefaultPollInterval / 4)
+		}
+	}
+}
+
+func clientKey(name string) client.ObjectKey {
+	return client.ObjectKey{Name: name}
+}

@@ -1,0 +1,155 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cloudstack
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// CloudStack error codes the provider reacts to (cloudstack-api.md, section 3).
+const (
+	CodeThrottled            = 429
+	CodeParameterError       = 431
+	CodeInternalError        = 530
+	CodeAccountLimit         = 532
+	CodeInsufficientCapacity = 533
+	CodeResourceUnavailable  = 534
+	CodeResourceAllocation   = 535
+)
+
+// APIError is a CloudStack error answer, or the failure of an async job.
+type APIError struct {
+	Command string
+	// Code is CloudStack's errorcode (equal to the HTTP status for synchronous errors).
+	Code int
+	// CSCode is the cserrorcode; failed jobs do not carry one.
+	CSCode int
+	Text   string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("%s failed with CloudStack error %d (cserrorcode %d): %s", e.Command, e.Code, e.CSCode, e.Text)
+}
+
+// cloudstack-go flattens error answers into this text, so the code has to be parsed back out.
+var flattened = regexp.MustCompile(`(?s)^CloudStack API error (\d+) \(CSExceptionErrorCode: (\d+)\): (.*)$`)
+
+// classify turns what cloudstack-go returned into an *APIError where it can, and strips the
+// signed request URL (it carries the API key) from transport errors.
+func classify(command string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if m := flattened.FindStringSubmatch(err.Error()); m != nil {
+		code, _ := strconv.Atoi(m[1])
+		csCode, _ := strconv.Atoi(m[2])
+		return &APIError{Command: command, Code: code, CSCode: csCode, Text: m[3]}
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return fmt.Errorf("calling %s, %s: %w", command, urlErr.Op, urlErr.Err)
+	}
+	return fmt.Errorf("calling %s, %w", command, err)
+}
+
+// JobStatus values of an async job.
+const (
+	JobPending   = 0
+	JobSucceeded = 1
+	JobFailed    = 2
+)
+
+// JobError returns the error of a failed async job, nil otherwise. The command is the job's
+// Java command class, shortened to its last element.
+func JobError(cmd string, status, resultCode int, result json.RawMessage) error {
+	if status != JobFailed {
+		return nil
+	}
+	var body struct {
+		ErrorCode int    `json:"errorcode"`
+		ErrorText string `json:"errortext"`
+	}
+	text := string(result)
+	if json.Unmarshal(result, &body) == nil && body.ErrorText != "" {
+		text = body.ErrorText
+	}
+	code := resultCode
+	if code == 0 {
+		code = body.ErrorCode
+	}
+	return &APIError{Command: cmd[strings.LastIndex(cmd, ".")+1:], Code: code, Text: text}
+}
+
+// AsyncJobError is JobError for a job listed by listAsyncJobs.
+func AsyncJobError(job *cloudstack.AsyncJob) error {
+	return JobError(job.Cmd, job.Jobstatus, job.Jobresultcode, job.Jobresult)
+}
+
+func asAPIError(err error) (*APIError, bool) {
+	var apiErr *APIError
+	ok := errors.As(err, &apiErr)
+	return apiErr, ok
+}
+
+// IsNotFound is true for CloudStack's answer to an unknown UUID: 431 "invalid value ... entity
+// does not exist".
+func IsNotFound(err error) bool {
+	apiErr, ok := asAPIError(err)
+	return ok && apiErr.Code == CodeParameterError &&
+		(strings.Contains(apiErr.Text, "entity does not exist") || strings.Contains(apiErr.Text, "due to invalid value"))
+}
+
+// IsAlreadyExists is true when deployVirtualMachine refused a name a VM in the network
+// already has (431 "The vm with hostName <n> already exists").
+func IsAlreadyExists(err error) bool {
+	apiErr, ok := asAPIError(err)
+	return ok && apiErr.Code == CodeParameterError && strings.Contains(apiErr.Text, "already exists")
+}
+
+// IgnoreNotFound returns nil for a not-found error and err otherwise.
+func IgnoreNotFound(err error) error {
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// IsInsufficientCapacity is true when the cloud has no room for the VM (533).
+func IsInsufficientCapacity(err error) bool {
+	apiErr, ok := asAPIError(err)
+	return ok && apiErr.Code == CodeInsufficientCapacity
+}
+
+// IsLimitExceeded is true when an account or domain resource limit refused the VM (535, 532).
+func IsLimitExceeded(err error) bool {
+	apiErr, ok := asAPIError(err)
+	return ok && (apiErr.Code == CodeResourceAllocation || apiErr.Code == CodeAccountLimit)
+}
+
+// IsThrottled is true when the management server's API limit refused the call (429).
+func IsThrottled(err error) bool {
+	apiErr, ok := asAPIError(err)
+	return ok && apiErr.Code == CodeThrottled
+}

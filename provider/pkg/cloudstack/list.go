@@ -1,0 +1,193 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cloudstack
+
+import (
+	"context"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// PageSize is CloudStack's default.page.size, the largest page a server accepts by default.
+const PageSize = 500
+
+type pager interface {
+	SetPage(int)
+	SetPagesize(int)
+}
+
+// listAll fetches page after page until the total count is reached, so callers never see a
+// partial list.
+func listAll[T any](ctx context.Context, command string, p pager, fetch func() ([]T, int, error)) ([]T, error) {
+	var all []T
+	for page := 1; ; page++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p.SetPage(page)
+		p.SetPagesize(PageSize)
+		items, count, err := fetch()
+		if err != nil {
+			return nil, classify(command, err)
+		}
+		all = append(all, items...)
+		if len(items) < PageSize || len(all) >= count {
+			return all, nil
+		}
+	}
+}
+
+func (c *Client) ListZones(ctx context.Context) ([]*cloudstack.Zone, error) {
+	cs := c.client()
+	p := cs.Zone.NewListZonesParams()
+	return listAll(ctx, "listZones", p, func() ([]*cloudstack.Zone, int, error) {
+		r, err := cs.Zone.ListZones(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.Zones, r.Count, nil
+	})
+}
+
+func (c *Client) ListNetworks(ctx context.Context, scope Scope) ([]*cloudstack.Network, error) {
+	cs := c.client()
+	p := cs.Network.NewListNetworksParams()
+	applyScope(p, scope)
+	return listAll(ctx, "listNetworks", p, func() ([]*cloudstack.Network, int, error) {
+		r, err := cs.Network.ListNetworks(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.Networks, r.Count, nil
+	})
+}
+
+func (c *Client) ListTemplates(ctx context.Context, scope Scope) ([]*cloudstack.Template, error) {
+	cs := c.client()
+	p := cs.Template.NewListTemplatesParams("executable")
+	applyScope(p, scope)
+	return listAll(ctx, "listTemplates", p, func() ([]*cloudstack.Template, int, error) {
+		r, err := cs.Template.ListTemplates(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.Templates, r.Count, nil
+	})
+}
+
+func (c *Client) ListServiceOfferings(ctx context.Context) ([]*cloudstack.ServiceOffering, error) {
+	cs := c.client()
+	p := cs.ServiceOffering.NewListServiceOfferingsParams()
+	return listAll(ctx, "listServiceOfferings", p, func() ([]*cloudstack.ServiceOffering, int, error) {
+		r, err := cs.ServiceOffering.ListServiceOfferings(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.ServiceOfferings, r.Count, nil
+	})
+}
+
+func (c *Client) ListDiskOfferings(ctx context.Context) ([]*cloudstack.DiskOffering, error) {
+	cs := c.client()
+	p := cs.DiskOffering.NewListDiskOfferingsParams()
+	return listAll(ctx, "listDiskOfferings", p, func() ([]*cloudstack.DiskOffering, int, error) {
+		r, err := cs.DiskOffering.ListDiskOfferings(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.DiskOfferings, r.Count, nil
+	})
+}
+
+func (c *Client) ListSSHKeyPairs(ctx context.Context, scope Scope) ([]*cloudstack.SSHKeyPair, error) {
+	cs := c.client()
+	p := cs.SSH.NewListSSHKeyPairsParams()
+	applyScope(p, scope)
+	return listAll(ctx, "listSSHKeyPairs", p, func() ([]*cloudstack.SSHKeyPair, int, error) {
+		r, err := cs.SSH.ListSSHKeyPairs(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.SSHKeyPairs, r.Count, nil
+	})
+}
+
+func (c *Client) ListAffinityGroups(ctx context.Context, scope Scope) ([]*cloudstack.AffinityGroup, error) {
+	cs := c.client()
+	p := cs.AffinityGroup.NewListAffinityGroupsParams()
+	applyScope(p, scope)
+	return listAll(ctx, "listAffinityGroups", p, func() ([]*cloudstack.AffinityGroup, int, error) {
+		r, err := cs.AffinityGroup.ListAffinityGroups(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.AffinityGroups, r.Count, nil
+	})
+}
+
+func (c *Client) ListVirtualMachines(ctx context.Context, scope Scope, filter VMFilter) ([]*cloudstack.VirtualMachine, error) {
+	cs := c.client()
+	p := cs.VirtualMachine.NewListVirtualMachinesParams()
+	applyScope(p, scope)
+	if filter.ID != "" {
+		p.SetId(filter.ID)
+	}
+	if filter.Name != "" {
+		p.SetName(filter.Name)
+	}
+	if len(filter.Tags) > 0 {
+		p.SetTags(filter.Tags)
+	}
+	return listAll(ctx, "listVirtualMachines", p, func() ([]*cloudstack.VirtualMachine, int, error) {
+		r, err := cs.VirtualMachine.ListVirtualMachines(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.VirtualMachines, r.Count, nil
+	})
+}
+
+func (c *Client) ListAsyncJobs(ctx context.Context, scope Scope, startDate string) ([]*cloudstack.AsyncJob, error) {
+	cs := c.client()
+	p := cs.Asyncjob.NewListAsyncJobsParams()
+	if scope.DomainID != "" {
+		p.SetDomainid(scope.DomainID)
+	}
+	if startDate != "" {
+		p.SetStartdate(startDate)
+	}
+	return listAll(ctx, "listAsyncJobs", p, func() ([]*cloudstack.AsyncJob, int, error) {
+		r, err := cs.Asyncjob.ListAsyncJobs(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.AsyncJobs, r.Count, nil
+	})
+}
+
+func (c *Client) ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error) {
+	cs := c.client()
+	p := cs.Limit.NewListResourceLimitsParams()
+	applyScope(p, scope)
+	return listAll(ctx, "listResourceLimits", p, func() ([]*cloudstack.ResourceLimit, int, error) {
+		r, err := cs.Limit.ListResourceLimits(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.ResourceLimits, r.Count, nil
+	})
+}

@@ -1,0 +1,50 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cloudstack
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+const (
+	metricsNamespace = "karpenter"
+	metricsSubsystem = "cloudstack"
+)
+
+var (
+	// APICalls counts every HTTP call to the management server by command and answer code, so
+	// benchmarks can report calls per node and operators can see 429s and 533s.
+	APICalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: metricsNamespace,
+		Subsystem: metricsSubsystem,
+		Name:      "api_calls_total",
+		Help:      "CloudStack API calls by command and answer code (HTTP status, or 'error' when no answer arrived).",
+	}, []string{"command", "code"})
+	// APICallDuration includes the time spent waiting for the client-side rate limiter.
+	APICallDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: metricsNamespace,
+		Subsystem: metricsSubsystem,
+		Name:      "api_call_duration_seconds",
+		Help:      "Latency of CloudStack API calls by command, including client-side rate limiting.",
+		Buckets:   prometheus.ExponentialBuckets(0.005, 2, 14),
+	}, []string{"command"})
+)
+
+func init() {
+	crmetrics.Registry.MustRegister(APICalls, APICallDuration)
+}

@@ -1,0 +1,111 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package garbagecollection destroys VMs the cluster no longer accounts for. Core never deletes
+// cloud instances without a NodeClaim, so a crash between deploy and NodeClaim update, or a
+// NodeClaim deleted while its launch was in flight, would otherwise leak a VM forever.
+package garbagecollection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/awslabs/operatorpkg/reconciler"
+	"github.com/awslabs/operatorpkg/singleton"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/clock"
+	controllerruntime "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+)
+
+const (
+	// GracePeriod protects VMs whose launch is still being recorded: a NodeClaim gets its
+	// providerID only after the deploy job ends, and clocks of cloud and cluster differ.
+	GracePeriod = 5 * time.Minute
+	// Interval between sweeps: each costs one paged listVirtualMachines call.
+	Interval = 2 * time.Minute
+)
+
+// Instances is what the controller needs from the instance provider.
+type Instances interface {
+	ListAll(ctx context.Context) ([]*instance.Instance, error)
+	Destroy(ctx context.Context, id string) error
+}
+
+// Controller is the instance.garbagecollection singleton.
+type Controller struct {
+	kubeClient client.Client
+	clock      clock.Clock
+	instances  Instances
+}
+
+// NewController returns the garbage collection controller.
+func NewController(kubeClient client.Client, clk clock.Clock, instances Instances) *Controller {
+	return &Controller{kubeClient: kubeClient, clock: clk, instances: instances}
+}
+
+func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
+	vms, err := c.instances.ListAll(ctx)
+	if err != nil {
+		return reconciler.Result{}, fmt.Errorf("listing instances, %w", err)
+	}
+	nodeClaims := &karpv1.NodeClaimList{}
+	if err := c.kubeClient.List(ctx, nodeClaims); err != nil {
+		return reconciler.Result{}, fmt.Errorf("listing nodeclaims, %w", err)
+	}
+	claimed := sets.New[string]()
+	for _, nc := range nodeClaims.Items {
+		claimed.Insert(nc.Name)
+		if id, err := cloudprovider.ParseProviderID(nc.Status.ProviderID); err == nil {
+			claimed.Insert(id)
+		}
+	}
+	var errs []error
+	for _, vm := range vms {
+		if !c.leaked(vm, claimed) {
+			continue
+		}
+		log.FromContext(ctx).Info("destroying leaked VM", "id", vm.ID, "name", vm.Name, "state", vm.State)
+		if err := c.instances.Destroy(ctx, vm.ID); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return reconciler.Result{RequeueAfter: Interval}, errors.Join(errs...)
+}
+
+// leaked: past the grace period, and either in Error or claimed by no NodeClaim (by uuid, or by
+// name for a launch whose providerID is not recorded yet).
+func (c *Controller) leaked(vm *instance.Instance, claimed sets.Set[string]) bool {
+	if vm.State == instance.StateDestroyed || vm.State == instance.StateExpunging || c.clock.Since(vm.Created) < GracePeriod {
+		return false
+	}
+	return vm.State == instance.StateError || !claimed.Has(vm.ID) && !claimed.Has(vm.Name)
+}
+
+func (c *Controller) Register(_ context.Context, m manager.Manager) error {
+	return controllerruntime.NewControllerManagedBy(m).
+		Named("instance.garbagecollection").
+		WatchesRawSource(singleton.Source()).
+		Complete(singleton.AsReconciler(c))
+}

@@ -1,0 +1,85 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package garbagecollection_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+)
+
+func init() {
+	log.SetLogger(logr.Discard())
+}
+
+func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
+	const cluster = "gc-cluster"
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	api := fake.NewAPI(clk)
+	ours := map[string]string{v1.TagCluster: cluster}
+	claimedByID := api.AddVM(cloudstack.VirtualMachine{Name: "claimed", State: "Running"}, ours)
+	api.AddVM(cloudstack.VirtualMachine{Name: "launching", State: "Starting"}, ours)
+	leaked := api.AddVM(cloudstack.VirtualMachine{Name: "leaked", State: "Running"}, ours)
+	broken := api.AddVM(cloudstack.VirtualMachine{Name: "claimed-but-error", State: "Error"}, ours)
+	api.AddVM(cloudstack.VirtualMachine{Name: "other-cluster", State: "Running"}, map[string]string{v1.TagCluster: "other"})
+	api.AddVM(cloudstack.VirtualMachine{Name: "already-destroyed", State: "Destroyed"}, ours)
+
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "nc-1"}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + claimedByID}},
+		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "launching"}},
+		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claimed-but-error"}},
+	).Build()
+	watcher := instance.NewWatcher(api, clk, time.Second, csapi.Scope{})
+	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster}, watcher,
+		cache.NewUnavailableOfferings(clk, time.Minute), nil, nil)
+	controller := garbagecollection.NewController(kube, clk, instances)
+	ctx := context.Background()
+
+	if _, err := controller.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(api.Calls("destroyVirtualMachine")); n != 0 {
+		t.Fatalf("%d VMs destroyed within the grace period, want none", n)
+	}
+	clk.Step(garbagecollection.GracePeriod)
+	if _, err := controller.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	destroyed := map[string]bool{}
+	for _, c := range api.Calls("destroyVirtualMachine") {
+		destroyed[c.Args.(string)] = true
+	}
+	if len(destroyed) != 2 || !destroyed[leaked] || !destroyed[broken] {
+		t.Fatalf("destroyed %v, want exactly the leaked VM %s and the VM in Error %s", destroyed, leaked, broken)
+	}
+}

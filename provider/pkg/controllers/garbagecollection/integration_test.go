@@ -1,0 +1,83 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package garbagecollection_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+)
+
+// TestIntegrationGarbageCollection runs the controller against the fake cloud binary: a VM
+// tagged for the cluster without a NodeClaim is destroyed once past the grace period.
+func TestIntegrationGarbageCollection(t *testing.T) {
+	const cluster = "gc-integration"
+	srv := fake.StartServer(t, fake.ServerOptions{})
+	if err := srv.Admin(http.MethodPut, "/latency", map[string]string{"kind": "fixed", "fixed": "0s"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	deploy := func(name string) string {
+		zones, _ := srv.Client.ListZones(ctx)
+		offerings, _ := srv.Client.ListServiceOfferings(ctx)
+		templates, _ := srv.Client.ListTemplates(ctx, csapi.Scope{})
+		created, err := srv.Client.DeployVirtualMachine(ctx, csapi.DeployRequest{Name: name, ZoneID: zones[0].Id, ServiceOfferingID: offerings[0].Id, TemplateID: templates[0].Id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.Client.CreateTags(ctx, []string{created.ID}, map[string]string{v1.TagCluster: cluster}); err != nil {
+			t.Fatal(err)
+		}
+		return created.ID
+	}
+	leaked, claimed := deploy("leaked"), deploy("claimed")
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claimed"}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + claimed}},
+	).Build()
+	// The controller's clock runs ahead of the cloud's, past the grace period.
+	clk := clocktesting.NewFakeClock(time.Now().Add(garbagecollection.GracePeriod + time.Minute))
+	instances := instance.NewDefaultProvider(srv.Client, clk, instance.Options{ClusterName: cluster},
+		instance.NewWatcher(srv.Client, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil)
+	if _, err := garbagecollection.NewController(kube, clk, instances).Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := instances.Get(ctx, leaked)
+		return err != nil, nil
+	})
+	if err != nil {
+		t.Fatal("the leaked VM is still alive")
+	}
+	if _, err := instances.Get(ctx, claimed); err != nil {
+		t.Fatalf("the claimed VM was touched: %v", err)
+	}
+}

@@ -1,0 +1,178 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package fake is an in-process cloudstack.API for unit tests, with the same default world as
+// the fake cloud binary, per-command behaviours and a call recorder; and StartServer, which runs
+// the real bin/fakecloudstack for integration tests through cloudstack-go.
+package fake
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"k8s.io/utils/clock"
+
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+)
+
+// Call is one recorded call: its command and its arguments (the request struct, or the ids).
+type Call struct {
+	Command string
+	Args    any
+}
+
+type failure struct {
+	err       error
+	code      int
+	text      string
+	remaining int // <= 0: forever
+}
+
+// API is an in-memory CloudStack account. Async jobs finish JobDuration after they start, as
+// seen by the injected clock; with a zero JobDuration they finish at the next call.
+type API struct {
+	clock clock.Clock
+
+	mu             sync.Mutex
+	world          world
+	affinityGroups []*cloudstack.AffinityGroup
+	vms            []*cloudstack.VirtualMachine
+	jobs           []*job
+	capabilities   cloudstack.Capability
+	limits         []*cloudstack.ResourceLimit
+	callFailures   map[string]*failure
+	jobFailures    map[string]*failure
+	calls          []Call
+	nextID         int
+	jobDuration    time.Duration
+}
+
+var _ csapi.API = (*API)(nil)
+
+// NewAPI returns a fake with the default world.
+func NewAPI(clk clock.Clock) *API {
+	a := &API{clock: clk}
+	a.Reset()
+	return a
+}
+
+// Reset restores the default world and forgets behaviours and recorded calls.
+func (a *API) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.world = defaultWorld()
+	a.affinityGroups = nil
+	a.vms = nil
+	a.jobs = nil
+	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}
+	a.limits = nil
+	a.callFailures = map[string]*failure{}
+	a.jobFailures = map[string]*failure{}
+	a.calls = nil
+	a.nextID = 0
+	a.jobDuration = 0
+}
+
+// SetJobDuration sets how long later async jobs take.
+func (a *API) SetJobDuration(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.jobDuration = d
+}
+
+// FailCalls makes the next times calls of command return err synchronously (times <= 0: all).
+func (a *API) FailCalls(command string, err error, times int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.callFailures[command] = &failure{err: err, remaining: times}
+}
+
+// FailJobs makes the next times async jobs of command fail with CloudStack's code and text
+// (times <= 0: all). A failed deploy leaves its VM in state Error, as CloudStack does.
+func (a *API) FailJobs(command string, code int, text string, times int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.jobFailures[command] = &failure{code: code, text: text, remaining: times}
+}
+
+// SetCapabilities replaces what listCapabilities answers.
+func (a *API) SetCapabilities(c cloudstack.Capability) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.capabilities = c
+}
+
+// AddServiceOffering adds an offering to the world and returns it.
+func (a *API) AddServiceOffering(shape OfferingShape) *cloudstack.ServiceOffering {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	so := serviceOffering(a.newID(kindServiceOffering), shape)
+	a.world.serviceOfferings = append(a.world.serviceOfferings, so)
+	return so
+}
+
+// Calls returns the recorded calls of command, or of every command when command is empty.
+func (a *API) Calls(command string) []Call {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []Call
+	for _, c := range a.calls {
+		if command == "" || c.Command == command {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// begin records a call, settles finished jobs and returns the injected error, if any. The
+// caller holds the lock.
+func (a *API) begin(ctx context.Context, command string, args any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	a.calls = append(a.calls, Call{Command: command, Args: args})
+	a.settle()
+	if f := take(a.callFailures, command); f != nil {
+		return f.err
+	}
+	return nil
+}
+
+// take consumes one use of a failure rule.
+func take(rules map[string]*failure, command string) *failure {
+	f, ok := rules[command]
+	if !ok {
+		return nil
+	}
+	if f.remaining > 0 {
+		f.remaining--
+		if f.remaining == 0 {
+			delete(rules, command)
+		}
+	}
+	return f
+}
+
+func (a *API) newID(kind int) string {
+	a.nextID++
+	return uuid(kind, a.nextID)
+}
+
+func (a *API) now() string {
+	return a.clock.Now().UTC().Format(csapi.DateLayout)
+}

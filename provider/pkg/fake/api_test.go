@@ -1,0 +1,100 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fake_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+)
+
+func deployRequest(t *testing.T, api *fake.API, name string) csapi.DeployRequest {
+	t.Helper()
+	ctx := context.Background()
+	zones, _ := api.ListZones(ctx)
+	offerings, _ := api.ListServiceOfferings(ctx)
+	templates, _ := api.ListTemplates(ctx, csapi.Scope{})
+	return csapi.DeployRequest{Name: name, ZoneID: zones[0].Id, ServiceOfferingID: offerings[0].Id, TemplateID: templates[0].Id}
+}
+
+func TestJobsFinishAfterTheirDuration(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Now())
+	api := fake.NewAPI(clk)
+	api.SetJobDuration(10 * time.Second)
+	ctx := context.Background()
+	created, err := api.DeployVirtualMachine(ctx, deployRequest(t, api, "vm-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, _ := api.QueryAsyncJobResult(ctx, created.JobID)
+	if job.Jobstatus != csapi.JobPending {
+		t.Fatalf("job finished before its duration: %+v", job)
+	}
+	clk.Step(10 * time.Second)
+	jobs, _ := api.ListAsyncJobs(ctx, csapi.Scope{}, "")
+	if len(jobs) != 1 || jobs[0].Jobstatus != csapi.JobSucceeded || api.VMs()[0].State != "Running" {
+		t.Fatalf("after 10 s the deploy must have succeeded and the VM run: %+v", jobs)
+	}
+}
+
+func TestBehavioursAndReset(t *testing.T) {
+	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	ctx := context.Background()
+	boom := errors.New("boom")
+	api.FailCalls("listZones", boom, 1)
+	if _, err := api.ListZones(ctx); !errors.Is(err, boom) {
+		t.Fatalf("first call: %v, want the injected error", err)
+	}
+	if _, err := api.ListZones(ctx); err != nil {
+		t.Fatalf("the failure had a max count of 1, second call: %v", err)
+	}
+	api.FailJobs("deployVirtualMachine", csapi.CodeInsufficientCapacity, "Unable to create a deployment for VM", 1)
+	created, _ := api.DeployVirtualMachine(ctx, deployRequest(t, api, "vm-ice"))
+	job, _ := api.QueryAsyncJobResult(ctx, created.JobID)
+	if err := csapi.JobError(job.Cmd, job.Jobstatus, job.Jobresultcode, job.Jobresult); !csapi.IsInsufficientCapacity(err) || api.VMs()[0].State != "Error" {
+		t.Fatalf("job error %v, VM %s: want 533 and the VM in Error", err, api.VMs()[0].State)
+	}
+	if len(api.Calls("listZones")) != 3 {
+		t.Fatalf("recorded %d listZones calls, want 3", len(api.Calls("listZones")))
+	}
+	api.Reset()
+	if len(api.Calls("")) != 0 || len(api.VMs()) != 0 {
+		t.Fatal("Reset must forget calls and VMs")
+	}
+}
+
+func TestCreateTagsRefusesMoreThan255Characters(t *testing.T) {
+	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	ids := make([]string, 7)
+	for i := range ids {
+		ids[i] = api.AddVM(cloudstack.VirtualMachine{Name: fmt.Sprintf("vm-%d", i), State: "Running"}, nil)
+	}
+	if _, err := api.CreateTags(context.Background(), ids, map[string]string{"k": "v"}); err == nil {
+		t.Fatal("7 uuids exceed CloudStack's 255-character parameter limit")
+	}
+	if _, err := api.CreateTags(context.Background(), ids[:6], map[string]string{"k": "v"}); err != nil {
+		t.Fatalf("6 uuids fit: %v", err)
+	}
+}

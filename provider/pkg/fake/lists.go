@@ -1,0 +1,111 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fake
+
+import (
+	"context"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+)
+
+// list answers a read-only call with a copy of the slice, so callers cannot change the world.
+func list[T any](ctx context.Context, a *API, command string, args any, items func() []T) ([]T, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.begin(ctx, command, args); err != nil {
+		return nil, err
+	}
+	return append([]T(nil), items()...), nil
+}
+
+func (a *API) ListZones(ctx context.Context) ([]*cloudstack.Zone, error) {
+	return list(ctx, a, "listZones", nil, func() []*cloudstack.Zone { return a.world.zones })
+}
+
+func (a *API) ListNetworks(ctx context.Context, scope csapi.Scope) ([]*cloudstack.Network, error) {
+	return list(ctx, a, "listNetworks", scope, func() []*cloudstack.Network { return a.world.networks })
+}
+
+func (a *API) ListTemplates(ctx context.Context, scope csapi.Scope) ([]*cloudstack.Template, error) {
+	return list(ctx, a, "listTemplates", scope, func() []*cloudstack.Template { return a.world.templates })
+}
+
+func (a *API) ListServiceOfferings(ctx context.Context) ([]*cloudstack.ServiceOffering, error) {
+	return list(ctx, a, "listServiceOfferings", nil, func() []*cloudstack.ServiceOffering { return a.world.serviceOfferings })
+}
+
+func (a *API) ListDiskOfferings(ctx context.Context) ([]*cloudstack.DiskOffering, error) {
+	return list(ctx, a, "listDiskOfferings", nil, func() []*cloudstack.DiskOffering { return a.world.diskOfferings })
+}
+
+func (a *API) ListSSHKeyPairs(ctx context.Context, scope csapi.Scope) ([]*cloudstack.SSHKeyPair, error) {
+	return list(ctx, a, "listSSHKeyPairs", scope, func() []*cloudstack.SSHKeyPair { return a.world.sshKeyPairs })
+}
+
+func (a *API) ListAffinityGroups(ctx context.Context, scope csapi.Scope) ([]*cloudstack.AffinityGroup, error) {
+	return list(ctx, a, "listAffinityGroups", scope, func() []*cloudstack.AffinityGroup { return a.affinityGroups })
+}
+
+func (a *API) ListResourceLimits(ctx context.Context, scope csapi.Scope) ([]*cloudstack.ResourceLimit, error) {
+	return list(ctx, a, "listResourceLimits", scope, func() []*cloudstack.ResourceLimit { return a.limits })
+}
+
+func (a *API) ListCapabilities(ctx context.Context) (*cloudstack.Capability, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.begin(ctx, "listCapabilities", nil); err != nil {
+		return nil, err
+	}
+	c := a.capabilities
+	return &c, nil
+}
+
+// CreateAffinityGroup creates the group at once; its job succeeds at the next settle.
+func (a *API) CreateAffinityGroup(ctx context.Context, scope csapi.Scope, name, groupType string) (csapi.Created, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.begin(ctx, "createAffinityGroup", name); err != nil {
+		return csapi.Created{}, err
+	}
+	group := &cloudstack.AffinityGroup{Id: a.newID(kindAffinityGroup), Name: name, Type: groupType, Projectid: scope.ProjectID}
+	a.affinityGroups = append(a.affinityGroups, group)
+	j := a.startJob("org.apache.cloudstack.api.command.user.affinitygroup.CreateAffinityGroupCmd", group.Id, "affinitygroup", func() any { return group }, nil)
+	return csapi.Created{ID: group.Id, JobID: j.id}, nil
+}
+
+func (a *API) DeleteAffinityGroup(ctx context.Context, scope csapi.Scope, id string) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.begin(ctx, "deleteAffinityGroup", id); err != nil {
+		return "", err
+	}
+	for i, g := range a.affinityGroups {
+		if g.Id == id {
+			a.affinityGroups = append(a.affinityGroups[:i], a.affinityGroups[i+1:]...)
+			return a.startJob("org.apache.cloudstack.api.command.user.affinitygroup.DeleteAffinityGroupCmd", id, "", nil, nil).id, nil
+		}
+	}
+	return "", notFound("deleteAffinityGroup", "id", id)
+}
+
+func notFound(command, param, value string) error {
+	return &csapi.APIError{Command: command, Code: csapi.CodeParameterError, CSCode: 9999,
+		Text: "Unable to execute API command " + command + " due to invalid value. Invalid parameter " + param + " value=" + value +
+			" due to incorrect long value format, or entity does not exist or due to incorrect parameter annotation for the field in api cmd class."}
+}

@@ -1,0 +1,141 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fake
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// DiscoveryTag is how the default networks are tagged for NodeClass selector terms.
+var DiscoveryTag = map[string]string{"karpenter.sh/discovery": "default"}
+
+// Deterministic UUIDs keep test failures readable: the first group says what kind of object it is.
+const (
+	kindZone = iota + 1
+	kindNetwork
+	kindTemplate
+	kindServiceOffering
+	kindDiskOffering
+	kindAffinityGroup
+	kindVM
+	kindJob
+)
+
+func uuid(kind, n int) string {
+	return fmt.Sprintf("%08x-0000-4000-8000-%012x", kind, n)
+}
+
+// ZoneNames are the zones of the default world, the same as the fake cloud binary's.
+var ZoneNames = []string{"zone-a", "zone-b", "zone-c"}
+
+// OfferingShape is one compute offering of the default world.
+type OfferingShape struct {
+	Name      string
+	Family    string
+	CPU       int
+	MemoryMiB int
+	GPUs      int
+}
+
+// DefaultOfferings mirror the fake cloud binary's default world; "custom" is the customised one.
+var DefaultOfferings = []OfferingShape{
+	{"gp.small", "gp", 1, 2048, 0}, {"gp.medium", "gp", 2, 4096, 0}, {"gp.large", "gp", 4, 8192, 0},
+	{"gp.xlarge", "gp", 8, 16384, 0}, {"gp.2xlarge", "gp", 16, 32768, 0},
+	{"cp.large", "cp", 4, 4096, 0}, {"cp.xlarge", "cp", 8, 8192, 0}, {"cp.2xlarge", "cp", 16, 16384, 0},
+	{"mem.large", "mem", 2, 16384, 0}, {"mem.xlarge", "mem", 4, 32768, 0}, {"mem.2xlarge", "mem", 8, 65536, 0},
+	{"custom", "custom", 0, 0, 0},
+	{"gpu.xlarge", "gpu", 8, 61440, 1},
+}
+
+// Custom offering bounds of the default world.
+const (
+	CustomMinCPU       = 1
+	CustomMaxCPU       = 16
+	CustomMinMemoryMiB = 1024
+	CustomMaxMemoryMiB = 65536
+)
+
+type world struct {
+	zones            []*cloudstack.Zone
+	networks         []*cloudstack.Network
+	templates        []*cloudstack.Template
+	serviceOfferings []*cloudstack.ServiceOffering
+	diskOfferings    []*cloudstack.DiskOffering
+	sshKeyPairs      []*cloudstack.SSHKeyPair
+}
+
+func defaultWorld() world {
+	var w world
+	for i, name := range ZoneNames {
+		zoneID := uuid(kindZone, i+1)
+		w.zones = append(w.zones, &cloudstack.Zone{Id: zoneID, Name: name, Networktype: "Advanced", Allocationstate: "Enabled"})
+		w.networks = append(w.networks, &cloudstack.Network{
+			Id: uuid(kindNetwork, i+1), Name: "k8s-" + name, Zoneid: zoneID, Zonename: name,
+			State: "Implemented", Type: "Isolated", Cidr: fmt.Sprintf("10.%d.0.0/16", i+1),
+			Tags: tags(DiscoveryTag),
+		})
+		for j, version := range []string{"22.04", "24.04"} {
+			w.templates = append(w.templates, &cloudstack.Template{
+				Id: uuid(kindTemplate, j+1), Name: "ubuntu-" + version + "-kube-v1.36", Zoneid: zoneID, Zonename: name,
+				Isready: true, Arch: "x86_64", Hypervisor: "KVM", Format: "QCOW2", Ostypename: "Ubuntu " + version,
+				Created: fmt.Sprintf("2026-0%d-01T00:00:00+0000", j+1),
+				Tags:    tags(map[string]string{"os": "ubuntu", "version": version}),
+			})
+		}
+	}
+	for i, shape := range DefaultOfferings {
+		w.serviceOfferings = append(w.serviceOfferings, serviceOffering(uuid(kindServiceOffering, i+1), shape))
+	}
+	w.diskOfferings = []*cloudstack.DiskOffering{
+		{Id: uuid(kindDiskOffering, 1), Name: "data-20", Disksize: 20},
+		{Id: uuid(kindDiskOffering, 2), Name: "data-custom", Iscustomized: true},
+	}
+	w.sshKeyPairs = []*cloudstack.SSHKeyPair{{Name: "default", Fingerprint: "5e:8a:fa:1c:00:00:00:00:00:00:00:00:00:00:00:00"}}
+	return w
+}
+
+// serviceOffering builds an offering the way listServiceOfferings returns it.
+func serviceOffering(id string, shape OfferingShape) *cloudstack.ServiceOffering {
+	so := &cloudstack.ServiceOffering{
+		Id: id, Name: shape.Name, Displaytext: shape.Name, Cpunumber: shape.CPU, Cpuspeed: 2000, Memory: shape.MemoryMiB,
+		Serviceofferingdetails: map[string]string{"family": shape.Family}, State: "Active",
+	}
+	if shape.CPU == 0 {
+		so.Iscustomized = true
+		so.Cpuspeed = 0
+		so.Serviceofferingdetails["minCPU"] = strconv.Itoa(CustomMinCPU)
+		so.Serviceofferingdetails["maxCPU"] = strconv.Itoa(CustomMaxCPU)
+		so.Serviceofferingdetails["minMemory"] = strconv.Itoa(CustomMinMemoryMiB)
+		so.Serviceofferingdetails["maxMemory"] = strconv.Itoa(CustomMaxMemoryMiB)
+	}
+	if shape.GPUs > 0 {
+		so.Gpucount = shape.GPUs
+		so.Gpucardname = "NVIDIA A10"
+	}
+	return so
+}
+
+func tags(m map[string]string) []cloudstack.Tags {
+	var out []cloudstack.Tags
+	for k, v := range m {
+		out = append(out, cloudstack.Tags{Key: k, Value: v})
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package operator is the provider's composition root: it builds the CloudStack client, every
+// provider and cache once, from the options, on top of Karpenter core's operator.
+package operator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/patrickmn/go-cache"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/samber/lo"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	coreoperator "sigs.k8s.io/karpenter/pkg/operator"
+
+	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/diskoffering"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/network"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/sshkey"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/template"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/zone"
+)
+
+// Operator is core's operator plus everything the CloudStack provider builds.
+type Operator struct {
+	*coreoperator.Operator
+
+	CloudStack           *csapi.Client
+	UnavailableOfferings *pkgcache.UnavailableOfferings
+	Pricing              *pricing.DefaultProvider
+	InstanceTypes        *instancetype.DefaultProvider
+	Instances            *instance.DefaultProvider
+	NodeClassProviders   nodeclass.Providers
+}
+
+// NewOperator builds the provider's graph; it exits the process on unusable options, as core
+// does.
+func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Context, *Operator) {
+	opts := FromContext(ctx)
+	creds := lo.Must(credentials(opts))
+	api := lo.Must(csapi.NewClient(creds, csapi.WithRateLimit(opts.RateLimit, opts.RateBurst)))
+	if opts.CloudConfig != "" {
+		lo.Must0(op.Manager.Add(csapi.NewCloudConfigReloader(opts.CloudConfig, api, creds, csapi.CloudConfigPollInterval)))
+	}
+	scope := csapi.Scope{ProjectID: creds.ProjectID}
+	kubeClient := op.GetClient()
+
+	unavailable := pkgcache.NewUnavailableOfferings(op.Clock, pkgcache.UnavailableOfferingsTTL)
+	crmetrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "karpenter", Subsystem: "cloudstack", Name: "unavailable_offerings",
+		Help: "Instance type x zone pairs skipped after an insufficient capacity error.",
+	}, func() float64 { return float64(unavailable.Len()) }))
+
+	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName)
+	nodeClassProviders := nodeclass.Providers{
+		Zone:            zone.NewDefaultProvider(api, newCache(zone.CacheTTL)),
+		Network:         network.NewDefaultProvider(api, newCache(network.CacheTTL)),
+		Template:        template.NewDefaultProvider(api, newCache(template.CacheTTL)),
+		ServiceOffering: serviceoffering.NewDefaultProvider(api, newCache(serviceoffering.CacheTTL)),
+		DiskOffering:    diskoffering.NewDefaultProvider(api, newCache(diskoffering.CacheTTL)),
+		SSHKey:          sshkey.NewDefaultProvider(api, newCache(sshkey.CacheTTL)),
+		AffinityGroup:   affinityGroups,
+	}
+	pricingProvider := pricing.NewDefaultProvider(api, kubeClient, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap})
+	userData := bootstrap.NewDefaultProvider(kubeClient, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
+
+	// The watcher needs tickers, which core's clock.Clock does not promise.
+	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, scope)
+	lo.Must0(op.Manager.Add(watcher))
+	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, Scope: scope},
+		watcher, unavailable, userData, affinityGroups)
+
+	return ctx, &Operator{
+		Operator:             op,
+		CloudStack:           api,
+		UnavailableOfferings: unavailable,
+		Pricing:              pricingProvider,
+		InstanceTypes:        instancetype.NewDefaultProvider(opts.Region, pricingProvider, unavailable),
+		Instances:            instances,
+		NodeClassProviders:   nodeClassProviders,
+	}
+}
+
+// credentials come from the cloud-config file when one is given, else from flags/environment.
+func credentials(opts *Options) (csapi.Credentials, error) {
+	if opts.CloudConfig == "" {
+		return opts.Credentials(), nil
+	}
+	creds, err := csapi.LoadCloudConfig(opts.CloudConfig)
+	if err != nil {
+		return csapi.Credentials{}, err
+	}
+	if err := creds.Validate(); err != nil {
+		return csapi.Credentials{}, fmt.Errorf("validating cloud-config %s, %w", opts.CloudConfig, err)
+	}
+	return creds, nil
+}
+
+func newCache(ttl time.Duration) *cache.Cache {
+	return cache.New(ttl, pkgcache.CleanupInterval)
+}

@@ -1,0 +1,96 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package affinitygroup finds or creates the one affinity group per NodePool that spreads its
+// nodes over hosts, and deletes the groups a NodeClass created.
+package affinitygroup
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/patrickmn/go-cache"
+	"github.com/samber/lo"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
+)
+
+// CacheTTL is a minute: the provider is the only writer of its groups and invalidates the
+// cache when it creates or deletes one, so the TTL only bounds how long an out-of-band deletion
+// goes unnoticed.
+const CacheTTL = time.Minute
+
+// Provider manages affinity groups.
+type Provider interface {
+	// Ensure returns nodePool's group, creating it when it does not exist yet.
+	Ensure(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodePool string) (v1.AffinityGroup, error)
+	// Delete removes a group; one that is already gone is not an error.
+	Delete(ctx context.Context, nodeClass *v1.CloudStackNodeClass, group v1.AffinityGroup) error
+}
+
+// DefaultProvider manages groups through one cached listAffinityGroups call per scope.
+type DefaultProvider struct {
+	api         csapi.API
+	groups      *resources.List[*cloudstack.AffinityGroup]
+	clusterName string
+}
+
+// NewDefaultProvider builds an affinity group provider over api. c must serve this provider alone and
+// should expire entries after CacheTTL.
+// clusterName keeps the groups of two clusters sharing an account apart.
+func NewDefaultProvider(api csapi.API, c *cache.Cache, clusterName string) *DefaultProvider {
+	return &DefaultProvider{api: api, groups: resources.NewList(c, api.ListAffinityGroups), clusterName: clusterName}
+}
+
+// Name is the group of nodePool: one per NodePool so that spreading holds across NodeClasses
+// a NodePool never mixes, and no two clusters share one.
+func (p *DefaultProvider) Name(nodePool string) string {
+	return fmt.Sprintf("karpenter-%s-%s", p.clusterName, nodePool)
+}
+
+func (p *DefaultProvider) Ensure(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodePool string) (v1.AffinityGroup, error) {
+	scope := resources.Scope(nodeClass)
+	wantType := string(nodeClass.Spec.Affinity.Type)
+	name := p.Name(nodePool)
+	all, err := p.groups.Get(ctx, scope)
+	if err != nil {
+		return v1.AffinityGroup{}, fmt.Errorf("listing affinity groups, %w", err)
+	}
+	if g, ok := lo.Find(all, func(g *cloudstack.AffinityGroup) bool { return g.Name == name }); ok {
+		if g.Type != wantType {
+			return v1.AffinityGroup{}, &v1.SpecError{Message: fmt.Sprintf("affinity group %q has type %q but spec.affinity.type is %q: delete the group or change spec.affinity.type", name, g.Type, wantType)}
+		}
+		return v1.AffinityGroup{ID: g.Id, Name: name, NodePool: nodePool}, nil
+	}
+	created, err := p.api.CreateAffinityGroup(ctx, scope, name, wantType)
+	if err != nil {
+		return v1.AffinityGroup{}, fmt.Errorf("creating affinity group %q, %w", name, err)
+	}
+	p.groups.Invalidate()
+	return v1.AffinityGroup{ID: created.ID, Name: name, NodePool: nodePool}, nil
+}
+
+func (p *DefaultProvider) Delete(ctx context.Context, nodeClass *v1.CloudStackNodeClass, group v1.AffinityGroup) error {
+	if _, err := p.api.DeleteAffinityGroup(ctx, resources.Scope(nodeClass), group.ID); csapi.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting affinity group %q, %w", group.Name, err)
+	}
+	p.groups.Invalidate()
+	return nil
+}

@@ -1,0 +1,143 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package bootstrap renders the userdata that turns a CloudStack VM into a node of the cluster:
+// a kubeadm join with a bootstrap token minted for its NodeClaim, or the user's template, both
+// carrying the labels, taints, providerID and kubelet settings Karpenter registers it by.
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/patrickmn/go-cache"
+	"github.com/samber/lo"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+)
+
+// ClusterCacheTTL bounds how long the CA pins and API endpoint are reused between launches:
+// both change only when the control plane is rebuilt, and nodes launched in that window fail
+// to join and are replaced by core's registration timeout.
+const ClusterCacheTTL = 5 * time.Minute
+
+const (
+	cacheKeyCAHashes = "ca-cert-hashes"
+	cacheKeyEndpoint = "api-server-endpoint"
+)
+
+// Provider renders userdata.
+type Provider interface {
+	// UserData returns the base64 userdata of one launch. nodeClaim is the NodeClaim being
+	// launched (its name is the VM name); labels are what the launch decided on top of the
+	// NodeClaim's own labels (instance type, zone, capacity type, architecture).
+	UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, labels map[string]string) (string, error)
+}
+
+// DefaultProvider mints tokens as Secrets through kubeClient.
+type DefaultProvider struct {
+	kubeClient        client.Client
+	restConfig        *rest.Config
+	clock             clock.Clock
+	cluster           *cache.Cache
+	apiServerEndpoint string
+}
+
+// NewDefaultProvider builds the bootstrap provider. restConfig is the provider's own client
+// configuration, a fallback for the CA and the endpoint; clusterCache should expire entries
+// after ClusterCacheTTL; apiServerEndpoint (host:port, the operator option) overrides
+// auto-detection for NodeClasses that set no spec.bootstrap.apiServerEndpoint.
+func NewDefaultProvider(kubeClient client.Client, restConfig *rest.Config, clk clock.Clock, clusterCache *cache.Cache, apiServerEndpoint string) *DefaultProvider {
+	return &DefaultProvider{kubeClient: kubeClient, restConfig: restConfig, clock: clk, cluster: clusterCache, apiServerEndpoint: apiServerEndpoint}
+}
+
+func (p *DefaultProvider) UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, labels map[string]string) (string, error) {
+	data, err := p.data(ctx, nodeClass, nodeClaim, labels)
+	if err != nil {
+		return "", err
+	}
+	rendered, err := render(nodeClass, data)
+	if err != nil {
+		return "", err
+	}
+	merged, err := merge(lo.FromPtr(nodeClass.Spec.UserData), rendered)
+	if err != nil {
+		return "", err
+	}
+	return encode(merged)
+}
+
+func render(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
+	if nodeClass.BootstrapMode() == v1.BootstrapModeTemplate {
+		return renderTemplate(nodeClass.Spec.Bootstrap.Template, data)
+	}
+	return renderKubeadm(data)
+}
+
+func (p *DefaultProvider) data(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, labels map[string]string) (*Data, error) {
+	endpoint, err := p.endpoint(ctx, nodeClass)
+	if err != nil {
+		return nil, err
+	}
+	hashes, err := cached(p.cluster, cacheKeyCAHashes, func() ([]string, error) { return caCertHashes(ctx, p.kubeClient, p.restConfig) })
+	if err != nil {
+		return nil, err
+	}
+	token, err := tokenFor(ctx, p.kubeClient, p.clock, nodeClaim)
+	if err != nil {
+		return nil, err
+	}
+	d := &Data{
+		NodeName:          nodeClaim.Name,
+		APIServerEndpoint: endpoint,
+		Token:             token,
+		CACertHashes:      hashes,
+		ProviderID:        ProviderID,
+		Labels:            registrationLabels(lo.Assign(nodeClaim.Labels, labels)),
+		Taints:            registrationTaints(nodeClaim),
+		Kubelet:           nodeClass.Spec.Kubelet,
+	}
+	d.KubeletArgs = kubeletArgs(d)
+	return d, nil
+}
+
+// endpoint prefers the NodeClass's override, then the operator's, then what the cluster says.
+func (p *DefaultProvider) endpoint(ctx context.Context, nodeClass *v1.CloudStackNodeClass) (string, error) {
+	if nodeClass.Spec.Bootstrap != nil && nodeClass.Spec.Bootstrap.APIServerEndpoint != "" {
+		return nodeClass.Spec.Bootstrap.APIServerEndpoint, nil
+	}
+	if p.apiServerEndpoint != "" {
+		return p.apiServerEndpoint, nil
+	}
+	return cached(p.cluster, cacheKeyEndpoint, func() (string, error) { return apiServerEndpoint(ctx, p.kubeClient, p.restConfig) })
+}
+
+func cached[T any](c *cache.Cache, key string, get func() (T, error)) (T, error) {
+	if v, ok := c.Get(key); ok {
+		return v.(T), nil
+	}
+	v, err := get()
+	if err != nil {
+		return v, fmt.Errorf("discovering the cluster's %s, %w", key, err)
+	}
+	c.SetDefault(key, v)
+	return v, nil
+}

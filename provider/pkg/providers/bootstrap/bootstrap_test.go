@@ -1,0 +1,206 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bootstrap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
+	"io"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/patrickmn/go-cache"
+	"github.com/samber/lo"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	coretest "sigs.k8s.io/karpenter/pkg/test"
+	. "sigs.k8s.io/karpenter/pkg/test/expectations"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+)
+
+// decode reverses encode, inflating gzip as cloud-init does.
+func decode(userData string) string {
+	GinkgoHelper()
+	raw, err := base64.StdEncoding.DecodeString(userData)
+	Expect(err).ToNot(HaveOccurred())
+	if bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) {
+		r, err := gzip.NewReader(bytes.NewReader(raw))
+		Expect(err).ToNot(HaveOccurred())
+		raw, err = io.ReadAll(r)
+		Expect(err).ToNot(HaveOccurred())
+	}
+	return string(raw)
+}
+
+func tokenSecrets() []corev1.Secret {
+	GinkgoHelper()
+	list := &corev1.SecretList{}
+	Expect(env.Client.List(ctx, list, client.InNamespace(TokenNamespace), client.HasLabels{LabelNodeClaim})).To(Succeed())
+	return list.Items
+}
+
+var _ = Describe("UserData", func() {
+	var (
+		clk       *clocktesting.FakeClock
+		provider  *DefaultProvider
+		nodeClass *v1.CloudStackNodeClass
+		nodeClaim *karpv1.NodeClaim
+	)
+	BeforeEach(func() {
+		clk = clocktesting.NewFakeClock(time.Now())
+		provider = NewDefaultProvider(env.Client, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
+		nodeClass = test.NodeClass()
+		nodeClaim = coretest.NodeClaim(karpv1.NodeClaim{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{karpv1.NodePoolLabelKey: "general", "team": "data"}},
+			Spec:       karpv1.NodeClaimSpec{Taints: []corev1.Taint{{Key: "dedicated", Value: "data", Effect: corev1.TaintEffectNoSchedule}}},
+		})
+		ExpectApplied(ctx, env.Client, nodeClaim)
+	})
+	AfterEach(func() {
+		test.ExpectCleanedUp(ctx, env.Client)
+		for _, s := range tokenSecrets() {
+			ExpectDeleted(ctx, env.Client, &s)
+		}
+	})
+
+	It("mints a bootstrap token Secret owned by the NodeClaim", func() {
+		userData, err := provider.UserData(ctx, nodeClass, nodeClaim, nil)
+		Expect(err).ToNot(HaveOccurred())
+		secrets := tokenSecrets()
+		Expect(secrets).To(HaveLen(1))
+		s := secrets[0]
+		Expect(s.Type).To(Equal(corev1.SecretTypeBootstrapToken))
+		Expect(s.Name).To(Equal("bootstrap-token-" + string(s.Data[KeyTokenID])))
+		Expect(s.Data).To(HaveKeyWithValue("usage-bootstrap-authentication", []byte("true")))
+		Expect(s.Data).To(HaveKeyWithValue("usage-bootstrap-signing", []byte("true")))
+		Expect(s.Data).To(HaveKeyWithValue("auth-extra-groups", []byte(AuthExtraGroups)))
+		Expect(Expiration(&s)).To(BeTemporally("~", clk.Now().Add(TokenTTL), time.Second))
+		Expect(s.OwnerReferences).To(HaveLen(1))
+		Expect(s.OwnerReferences[0].UID).To(Equal(nodeClaim.UID))
+		Expect(s.Labels).To(HaveKeyWithValue(LabelNodeClaim, nodeClaim.Name))
+		Expect(decode(userData)).To(ContainSubstring("token: " + string(s.Data[KeyTokenID]) + "." + string(s.Data[KeyTokenSecret])))
+	})
+	It("reuses the token of a retried launch, and renews one about to expire", func() {
+		first := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))
+		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))).To(Equal(first))
+		clk.Step(TokenTTL - tokenReuseMargin + time.Minute)
+		renewed := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))
+		Expect(renewed).ToNot(Equal(first))
+		Expect(tokenSecrets()).To(HaveLen(1))
+	})
+	It("pins the cluster CA's public key", func() {
+		block, _ := pem.Decode(env.Config.CAData)
+		cert, err := x509.ParseCertificate(block.Bytes)
+		Expect(err).ToNot(HaveOccurred())
+		sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
+		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))
+		Expect(userData).To(ContainSubstring("sha256:" + hex.EncodeToString(sum[:])))
+	})
+	It("joins the address the API server advertises for the kubernetes service", func() {
+		slices := &discoveryv1.EndpointSliceList{}
+		Expect(env.Client.List(ctx, slices, client.InNamespace("default"), client.MatchingLabels{discoveryv1.LabelServiceName: "kubernetes"})).To(Succeed())
+		Expect(slices.Items).ToNot(BeEmpty())
+		advertised := slices.Items[0].Endpoints[0].Addresses[0]
+		endpoint, err := apiServerEndpoint(ctx, env.Client, env.Config)
+		Expect(err).ToNot(HaveOccurred())
+		Expect(endpoint).To(HavePrefix(advertised + ":"))
+		Expect(env.Config.Host).ToNot(ContainSubstring(advertised), "the endpoint must come from the slice, not the client configuration")
+	})
+	It("prefers spec.bootstrap.apiServerEndpoint, then the operator option", func() {
+		provider = NewDefaultProvider(env.Client, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "operator.example:6443")
+		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))).To(ContainSubstring("apiServerEndpoint: operator.example:6443"))
+		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeKubeadm, APIServerEndpoint: "lb.example:6443"}
+		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))).To(ContainSubstring("apiServerEndpoint: lb.example:6443"))
+	})
+	It("carries the registration contract and the launch's labels", func() {
+		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, map[string]string{corev1.LabelTopologyZone: "zone-a"})))
+		Expect(strings.SplitN(userData, "\n", 2)[0]).To(Equal("## template: jinja"))
+		Expect(userData).To(ContainSubstring("name: " + nodeClaim.Name))
+		Expect(userData).To(ContainSubstring("value: external-cloudstack://{{ ds.meta_data.instance_id }}"))
+		Expect(userData).To(ContainSubstring("value: " + joinPairs(lo.Assign(nodeClaim.Labels, map[string]string{corev1.LabelTopologyZone: "zone-a"}), "=")))
+		Expect(userData).To(ContainSubstring("value: karpenter.sh/unregistered:NoExecute,dedicated=data:NoSchedule"))
+	})
+	It("renders template mode with the same data, merged with spec.userData", func() {
+		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: "#!/bin/sh\nkubelet {{ .KubeletFlags }} --hostname-override={{ .NodeName }}\n"}
+		nodeClass.Spec.UserData = lo.ToPtr("#cloud-config\npackages: [jq]\n")
+		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))
+		Expect(userData).To(ContainSubstring("Content-Type: text/cloud-config"))
+		Expect(userData).To(ContainSubstring("packages: [jq]"))
+		Expect(userData).To(ContainSubstring("kubelet --provider-id=external-cloudstack://{{ ds.meta_data.instance_id }} --node-labels=" + joinPairs(nodeClaim.Labels, "=") + " "))
+		Expect(userData).To(ContainSubstring("--hostname-override=" + nodeClaim.Name))
+	})
+	It("names spec.userData when it is not a cloud-init document", func() {
+		nodeClass.Spec.UserData = lo.ToPtr("just text")
+		_, err := provider.UserData(ctx, nodeClass, nodeClaim, nil)
+		Expect(err).To(MatchError(HavePrefix("spec.userData must be a cloud-init document")))
+	})
+	It("gzips userdata that would not fit CloudStack's limit", func() {
+		big := "#!/bin/sh\n" + strings.Repeat("echo 'the same line compresses well'\n", 1500)
+		nodeClass.Spec.UserData = &big
+		userData := lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil))
+		Expect(len(userData)).To(BeNumerically("<=", MaxUserDataLength))
+		raw := lo.Must(base64.StdEncoding.DecodeString(userData))
+		Expect(raw[:2]).To(Equal([]byte{0x1f, 0x8b}))
+		Expect(decode(userData)).To(ContainSubstring(big))
+	})
+	It("names spec.userData when even gzip cannot make it fit", func() {
+		big := "#!/bin/sh\n# " + base64.StdEncoding.EncodeToString(incompressible(40000)) + "\n"
+		nodeClass.Spec.UserData = &big
+		_, err := provider.UserData(ctx, nodeClass, nodeClaim, nil)
+		Expect(err).To(MatchError(ContainSubstring("shorten spec.userData")))
+	})
+})
+
+var _ = DescribeTable("firstEndpoint",
+	func(ready *bool, portName string, want string) {
+		slice := discoveryv1.EndpointSlice{
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"192.0.2.10"}, Conditions: discoveryv1.EndpointConditions{Ready: ready}}},
+			Ports:     []discoveryv1.EndpointPort{{Name: lo.ToPtr(portName), Port: lo.ToPtr[int32](6443)}},
+		}
+		got, ok := firstEndpoint(slice)
+		Expect(ok).To(Equal(want != ""))
+		Expect(got).To(Equal(want))
+	},
+	Entry("a ready https endpoint", lo.ToPtr(true), "https", "192.0.2.10:6443"),
+	Entry("readiness unknown counts as ready", nil, "https", "192.0.2.10:6443"),
+	Entry("a not ready endpoint is skipped", lo.ToPtr(false), "https", ""),
+	Entry("another port is skipped", lo.ToPtr(true), "metrics", ""),
+)
+
+// incompressible is n bytes that gzip cannot shrink: each block is the hash of the previous one.
+func incompressible(n int) []byte {
+	out := make([]byte, 0, n+sha256.Size)
+	block := sha256.Sum256([]byte("seed"))
+	for len(out) < n {
+		out = append(out, block[:]...)
+		block = sha256.Sum256(block[:])
+	}
+	return out[:n]
+}

@@ -1,0 +1,112 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bootstrap
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"sigs.k8s.io/yaml"
+)
+
+// joinConfigPath is written by cloud-init and read by kubeadm join; it holds the token.
+const joinConfigPath = "/run/karpenter/kubeadm-join.yaml"
+
+// kubeadmCloudConfig joins the node with kubeadm. The jinja header makes cloud-init substitute
+// the instance id into the providerID; merge_how appends our lists to those of a user
+// cloud-config part instead of replacing them.
+var kubeadmCloudConfig = template.Must(template.New("kubeadm").Parse(`## template: jinja
+#cloud-config
+merge_how:
+- name: list
+  settings: [append]
+- name: dict
+  settings: [no_replace, recurse_list]
+hostname: {{ .NodeName }}
+write_files:
+- path: {{ .Path }}
+  owner: root:root
+  permissions: "0600"
+  content: |
+{{ .JoinConfiguration }}
+runcmd:
+- [kubeadm, join, --config, {{ .Path }}]
+`))
+
+// joinConfiguration is kubeadm's v1beta4 JoinConfiguration, the fields the provider sets.
+type joinConfiguration struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Discovery  struct {
+		BootstrapToken struct {
+			APIServerEndpoint string   `json:"apiServerEndpoint"`
+			Token             string   `json:"token"`
+			CACertHashes      []string `json:"caCertHashes"`
+		} `json:"bootstrapToken"`
+	} `json:"discovery"`
+	NodeRegistration struct {
+		Name             string `json:"name"`
+		KubeletExtraArgs []Arg  `json:"kubeletExtraArgs"`
+		// Taints is empty rather than absent: absent makes kubeadm add its own defaults.
+		Taints []struct{} `json:"taints"`
+	} `json:"nodeRegistration"`
+}
+
+func renderKubeadm(d *Data) (string, error) {
+	jc := joinConfiguration{APIVersion: "kubeadm.k8s.io/v1beta4", Kind: "JoinConfiguration"}
+	jc.Discovery.BootstrapToken.APIServerEndpoint = d.APIServerEndpoint
+	jc.Discovery.BootstrapToken.Token = d.Token
+	jc.Discovery.BootstrapToken.CACertHashes = d.CACertHashes
+	jc.NodeRegistration.Name = d.NodeName
+	jc.NodeRegistration.KubeletExtraArgs = d.KubeletArgs
+	jc.NodeRegistration.Taints = []struct{}{}
+	doc, err := yaml.Marshal(jc)
+	if err != nil {
+		return "", fmt.Errorf("encoding the kubeadm JoinConfiguration, %w", err)
+	}
+	var out bytes.Buffer
+	err = kubeadmCloudConfig.Execute(&out, map[string]string{
+		"NodeName":          d.NodeName,
+		"Path":              joinConfigPath,
+		"JoinConfiguration": indent(string(doc), "    "),
+	})
+	if err != nil {
+		return "", fmt.Errorf("rendering the kubeadm cloud-config, %w", err)
+	}
+	return out.String(), nil
+}
+
+// indent nests a YAML document inside a block scalar.
+func indent(doc, prefix string) string {
+	lines := strings.Split(strings.TrimRight(doc, "\n"), "\n")
+	return prefix + strings.Join(lines, "\n"+prefix)
+}
+
+// renderTemplate executes spec.bootstrap.template with d.
+func renderTemplate(text string, d *Data) (string, error) {
+	t, err := template.New("spec.bootstrap.template").Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("parsing spec.bootstrap.template, %w", err)
+	}
+	var out bytes.Buffer
+	if err := t.Execute(&out, d); err != nil {
+		return "", fmt.Errorf("rendering spec.bootstrap.template, %w", err)
+	}
+	return out.String(), nil
+}

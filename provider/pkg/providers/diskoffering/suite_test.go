@@ -1,0 +1,52 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package diskoffering_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/patrickmn/go-cache"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/diskoffering"
+)
+
+var (
+	ctx      context.Context
+	api      *fake.API
+	provider *diskoffering.DefaultProvider
+)
+
+func TestDiskOffering(t *testing.T) {
+	ctx = context.Background()
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "DiskOffering")
+}
+
+var _ = BeforeSuite(func() {
+	api = fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+})
+
+var _ = BeforeEach(func() {
+	api.Reset()
+	provider = diskoffering.NewDefaultProvider(api, cache.New(diskoffering.CacheTTL, diskoffering.CacheTTL))
+})

@@ -1,0 +1,93 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
+)
+
+// adopt returns a VM deployed for this NodeClaim before (by a process that crashed before it
+// could record the launch) instead of deploying a second one.
+func (p *DefaultProvider) adopt(nodeClass *v1.CloudStackNodeClass, vm *cloudstack.VirtualMachine, instanceTypes []*cloudprovider.InstanceType) *Launch {
+	in := newInstance(vm)
+	launch := &Launch{Instance: in, Zone: v1.Zone{ID: vm.Zoneid, Name: vm.Zonename}, Region: vm.Zonename, TemplateID: vm.Templateid}
+	if t, ok := findFirst(nodeClass.Status.Templates, func(t v1.Template) bool { return t.ID == vm.Templateid }); ok {
+		launch.Architecture = t.Architecture
+	}
+	launch.InstanceType, _ = instancetype.Find(instanceTypes, in.OfferingID, in.CPU, in.MemoryMiB)
+	if launch.InstanceType != nil {
+		for _, o := range launch.InstanceType.Offerings {
+			if o.Zone() == vm.Zonename && o.Requirements.Has(corev1.LabelTopologyRegion) {
+				launch.Region = o.Requirements.Get(corev1.LabelTopologyRegion).Any()
+			}
+		}
+	}
+	return launch
+}
+
+// adoptByName handles a deploy refused because the name is taken: a predecessor deployed the VM
+// and crashed before tagging it. An untagged VM, or one of this cluster, with the NodeClaim's
+// name is that VM; it gets its tags now.
+func (p *DefaultProvider) adoptByName(ctx context.Context, nodeClass *v1.CloudStackNodeClass, name string, tags map[string]string, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
+	vms, err := p.api.ListVirtualMachines(ctx, resources.Scope(nodeClass), csapi.VMFilter{Name: name})
+	if err != nil {
+		return nil, fmt.Errorf("listing VMs named %s, %w", name, err)
+	}
+	vm, ok := findFirst(vms, func(vm *cloudstack.VirtualMachine) bool {
+		cluster, tagged := clusterTag(vm)
+		return !newInstance(vm).Gone() && (!tagged || cluster == p.opts.ClusterName)
+	})
+	if !ok {
+		return nil, cloudprovider.NewCreateError(fmt.Errorf("VM name %s is taken by a VM of another cluster", name), "NameConflict", "a VM of another cluster has the nodeclaim's name")
+	}
+	// Only missing tags are created: CloudStack fails a createTags job for a key already present.
+	have := newInstance(vm).Tags
+	missing := map[string]string{}
+	for k, v := range tags {
+		if _, ok := have[k]; !ok {
+			missing[k] = v
+		}
+	}
+	if len(missing) > 0 {
+		if err := p.tag(ctx, vm.Id, missing); err != nil {
+			return nil, fmt.Errorf("tagging adopted VM %s, %w", vm.Id, err)
+		}
+		for k, v := range missing {
+			vm.Tags = append(vm.Tags, cloudstack.Tags{Key: k, Value: v})
+		}
+	}
+	return p.adopt(nodeClass, vm, instanceTypes), nil
+}
+
+func clusterTag(vm *cloudstack.VirtualMachine) (string, bool) {
+	for _, t := range vm.Tags {
+		if t.Key == v1.TagCluster {
+			return t.Value, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,112 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance
+
+import (
+	"cmp"
+	"hash/fnv"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/pkg/scheduling"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+)
+
+// candidate is one way to launch a NodeClaim: an instance type in a zone, with the network and
+// template of that zone.
+type candidate struct {
+	instanceType *cloudprovider.InstanceType
+	zone         v1.Zone
+	network      v1.Network
+	template     v1.Template
+	price        float64
+	tieBreak     uint64
+}
+
+// candidates lists every launchable instance type x zone compatible with the NodeClaim, cheapest
+// first. Equal prices are ordered by a hash of the NodeClaim's name: a burst of launches spreads
+// over zones and offerings instead of exhausting the first one, and a Create retried after a
+// crash picks the same zone and network again, where CloudStack refuses the duplicate name and
+// the VM deployed before the crash is adopted.
+func (p *DefaultProvider) candidates(nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) []candidate {
+	reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(nodeClaim.Spec.Requirements...)
+	var out []candidate
+	for _, it := range instanceTypes {
+		if !reqs.IsCompatible(it.Requirements, scheduling.AllowUndefinedWellKnownLabels) {
+			continue
+		}
+		for _, offering := range it.Offerings.Available() {
+			zoneName := offering.Zone()
+			if !reqs.IsCompatible(offering.Requirements, scheduling.AllowUndefinedWellKnownLabels) || p.unavailable.IsUnavailable(it.Name, zoneName) {
+				continue
+			}
+			c, ok := placement(nodeClass, reqs, it, zoneName)
+			if !ok {
+				continue
+			}
+			c.price = offering.Price
+			c.tieBreak = tieBreak(nodeClaim.Name, it.Name, zoneName)
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.tieBreak, b.tieBreak))
+	})
+	return out
+}
+
+func tieBreak(parts ...string) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		_, _ = h.Write([]byte(p))
+		_, _ = h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// placement finds the zone's network and a template whose architecture both the NodeClaim and
+// the instance type allow.
+func placement(nodeClass *v1.CloudStackNodeClass, reqs scheduling.Requirements, it *cloudprovider.InstanceType, zoneName string) (candidate, bool) {
+	zone, ok := findFirst(nodeClass.Status.Zones, func(z v1.Zone) bool { return z.Name == zoneName })
+	if !ok {
+		return candidate{}, false
+	}
+	network, ok := findFirst(nodeClass.Status.Networks, func(n v1.Network) bool { return n.ZoneID == zone.ID })
+	if !ok {
+		return candidate{}, false
+	}
+	template, ok := findFirst(nodeClass.Status.Templates, func(t v1.Template) bool {
+		return t.ZoneID == zone.ID && reqs.Get(corev1.LabelArchStable).Has(t.Architecture) && it.Requirements.Get(corev1.LabelArchStable).Has(t.Architecture)
+	})
+	if !ok {
+		return candidate{}, false
+	}
+	return candidate{instanceType: it, zone: zone, network: network, template: template}, true
+}
+
+func findFirst[T any](items []T, match func(T) bool) (T, bool) {
+	for _, item := range items {
+		if match(item) {
+			return item, true
+		}
+	}
+	var zero T
+	return zero, false
+}

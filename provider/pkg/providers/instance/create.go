@@ -1,0 +1,232 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
+)
+
+// Throttling backoff: CloudStack's throttling interval is 1 s, so waits start there and double,
+// with jitter so a burst of launches does not retry in lockstep.
+const (
+	throttleRetries   = 5
+	throttleBaseDelay = time.Second
+)
+
+// CustomCPUSpeedMHz is sent for custom offerings, which CloudStack refuses without a speed when
+// the offering sets none.
+const CustomCPUSpeedMHz = 1000
+
+// Launch is a VM started (or adopted) for a NodeClaim, with what was chosen for it.
+type Launch struct {
+	Instance *Instance
+	// InstanceType is nil when an adopted VM's shape is no longer one of the NodeClass's types.
+	InstanceType *cloudprovider.InstanceType
+	Zone         v1.Zone
+	Region       string
+	Architecture string
+	TemplateID   string
+}
+
+func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
+	scope := resources.Scope(nodeClass)
+	existing, err := p.lookups.Do(ctx, scopeKey(scope), nodeClaim.Name)
+	if err != nil {
+		return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
+	}
+	if existing != nil {
+		return p.adopt(nodeClass, existing, instanceTypes), nil
+	}
+	candidates := p.candidates(nodeClass, nodeClaim, instanceTypes)
+	if len(candidates) == 0 {
+		return nil, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no available offering and zone match the nodeclaim's requirements"))
+	}
+	c := candidates[0]
+	launch := &Launch{InstanceType: c.instanceType, Zone: c.zone, Region: regionOf(c), Architecture: c.template.Architecture, TemplateID: c.template.ID}
+	req, err := p.deployRequest(ctx, nodeClass, nodeClaim, c, launch.Labels())
+	if err != nil {
+		return nil, err
+	}
+	tags := p.tagsFor(nodeClass, nodeClaim)
+	created, err := p.deploy(ctx, req)
+	if csapi.IsAlreadyExists(err) {
+		return p.adoptByName(ctx, nodeClass, nodeClaim.Name, tags, instanceTypes)
+	}
+	if err != nil {
+		return nil, p.launchError(err, c)
+	}
+	if err := p.tag(ctx, created.ID, tags); err != nil {
+		p.cleanUp(ctx, created.ID)
+		return nil, cloudprovider.NewCreateError(fmt.Errorf("tagging VM %s, %w", created.ID, err), "TaggingFailed", "CloudStack did not tag the VM; it was destroyed so it cannot leak")
+	}
+	job, err := p.watcher.Wait(ctx, created.JobID)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.cleanUp(ctx, created.ID)
+		}
+		return nil, p.launchError(err, c)
+	}
+	vm, err := jobVM(job)
+	if err != nil {
+		return nil, err
+	}
+	launch.Instance = newInstance(vm)
+	maps.Copy(launch.Instance.Tags, tags)
+	return launch, nil
+}
+
+// Labels are the node labels the launch decided: the instance type's single-valued
+// requirements, then zone, region, capacity type and architecture.
+func (l *Launch) Labels() map[string]string {
+	labels := map[string]string{}
+	if l.InstanceType != nil {
+		for key, req := range l.InstanceType.Requirements {
+			if req.Operator() == corev1.NodeSelectorOpIn && req.Len() == 1 {
+				labels[key] = req.Any()
+			}
+		}
+	}
+	labels[corev1.LabelTopologyZone] = l.Zone.Name
+	labels[corev1.LabelTopologyRegion] = l.Region
+	labels[karpv1.CapacityTypeLabelKey] = karpv1.CapacityTypeOnDemand
+	if l.Architecture != "" {
+		labels[corev1.LabelArchStable] = l.Architecture
+	}
+	return labels
+}
+
+func regionOf(c candidate) string {
+	for _, o := range c.instanceType.Offerings {
+		if o.Zone() == c.zone.Name && o.Requirements.Has(corev1.LabelTopologyRegion) {
+			return o.Requirements.Get(corev1.LabelTopologyRegion).Any()
+		}
+	}
+	return c.zone.Name
+}
+
+func (p *DefaultProvider) deployRequest(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, c candidate, labels map[string]string) (csapi.DeployRequest, error) {
+	userData, err := p.userData.UserData(ctx, nodeClass, nodeClaim, labels)
+	if err != nil {
+		return csapi.DeployRequest{}, fmt.Errorf("rendering userdata, %w", err)
+	}
+	req := csapi.DeployRequest{
+		Scope: resources.Scope(nodeClass), Name: nodeClaim.Name, ZoneID: c.zone.ID,
+		ServiceOfferingID: labels[v1.LabelServiceOffering], TemplateID: c.template.ID, NetworkIDs: []string{c.network.ID},
+		UserData: userData, SSHKeyPairs: nodeClass.Status.SSHKeyPairs, Details: maps.Clone(nodeClass.Spec.Details),
+	}
+	if nodeClass.Spec.RootDiskSize != nil {
+		req.RootDiskSizeGB = *nodeClass.Spec.RootDiskSize
+	}
+	if d := nodeClass.Status.DiskOffering; d != nil {
+		req.DiskOfferingID = d.ID
+		if nodeClass.Spec.DiskOffering != nil && nodeClass.Spec.DiskOffering.Size != nil {
+			req.DataDiskSizeGB = *nodeClass.Spec.DiskOffering.Size
+		}
+	}
+	if labels[v1.LabelCustomOffering] == "true" {
+		if req.Details == nil {
+			req.Details = map[string]string{}
+		}
+		req.Details["cpuNumber"] = labels[v1.LabelInstanceCPU]
+		req.Details["memory"] = labels[v1.LabelInstanceMemory]
+		req.Details["cpuSpeed"] = strconv.Itoa(CustomCPUSpeedMHz)
+	}
+	if nodeClass.Spec.Affinity != nil {
+		group, err := p.affinity.Ensure(ctx, nodeClass, nodeClaim.Labels[karpv1.NodePoolLabelKey])
+		if err != nil {
+			return csapi.DeployRequest{}, fmt.Errorf("ensuring the nodepool's affinity group, %w", err)
+		}
+		req.AffinityGroupIDs = []string{group.ID}
+	}
+	return req, nil
+}
+
+// deploy retries throttled calls with jittered exponential backoff.
+func (p *DefaultProvider) deploy(ctx context.Context, req csapi.DeployRequest) (csapi.Created, error) {
+	delay := throttleBaseDelay
+	for attempt := 0; ; attempt++ {
+		created, err := p.api.DeployVirtualMachine(ctx, req)
+		if !csapi.IsThrottled(err) || attempt == throttleRetries {
+			return created, err
+		}
+		wait := delay + rand.N(delay)
+		log.FromContext(ctx).V(1).Info("deploy throttled by CloudStack, retrying", "after", wait)
+		select {
+		case <-p.clock.After(wait):
+		case <-ctx.Done():
+			return csapi.Created{}, ctx.Err()
+		}
+		delay *= 2
+	}
+}
+
+// launchError maps a failed launch to what core expects: insufficient capacity re-plans at
+// once (and the offering x zone is skipped for a while), limits likewise, the rest is a
+// CreateError carrying CloudStack's code and text.
+func (p *DefaultProvider) launchError(err error, c candidate) error {
+	var apiErr *csapi.APIError
+	code := "none"
+	if errors.As(err, &apiErr) {
+		code = strconv.Itoa(apiErr.Code)
+	}
+	LaunchErrors.WithLabelValues(code).Inc()
+	switch {
+	case csapi.IsInsufficientCapacity(err):
+		p.unavailable.MarkUnavailable(c.instanceType.Name, c.zone.Name)
+		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s in %s, %w", c.instanceType.Name, c.zone.Name, err))
+	case csapi.IsLimitExceeded(err):
+		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s, account limit reached, %w", c.instanceType.Name, err))
+	case apiErr != nil:
+		return cloudprovider.NewCreateError(err, "LaunchFailed", fmt.Sprintf("CloudStack error %d: %s", apiErr.Code, apiErr.Text))
+	}
+	return cloudprovider.NewCreateError(err, "LaunchFailed", err.Error())
+}
+
+// cleanUp destroys a VM whose launch failed (a failed deploy leaves it in state Error); garbage
+// collection retries if this fails.
+func (p *DefaultProvider) cleanUp(ctx context.Context, id string) {
+	if err := p.destroy(ctx, id); err != nil && !csapi.IsNotFound(err) {
+		log.FromContext(ctx).Error(err, "destroying the VM of a failed launch", "id", id)
+	}
+}
+
+func jobVM(job *cloudstack.AsyncJob) (*cloudstack.VirtualMachine, error) {
+	var result struct {
+		VirtualMachine cloudstack.VirtualMachine `json:"virtualmachine"`
+	}
+	if err := json.Unmarshal(job.Jobresult, &result); err != nil {
+		return nil, fmt.Errorf("decoding the deploy job result, %w", err)
+	}
+	return &result.VirtualMachine, nil
+}

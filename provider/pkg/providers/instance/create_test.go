@@ -1,0 +1,191 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+)
+
+func TestCreateDeploysTheCheapestCompatibleOffering(t *testing.T) {
+	e := newEnv(t)
+	e.api.SetJobDuration(10 * time.Second)
+	launch, err := e.create(t, nodeClaim("node-a", "gplarge", "mem2xlarge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploys := e.api.Calls("deployVirtualMachine")
+	if len(deploys) != 1 {
+		t.Fatalf("%d deploys, want 1", len(deploys))
+	}
+	req := deploys[0].Args.(csapi.DeployRequest)
+	if req.Name != "node-a" || req.UserData == "" || len(req.NetworkIDs) != 1 || req.SSHKeyPairs[0] != "default" {
+		t.Errorf("deploy request misses name, userdata, network or ssh key: %+v", req)
+	}
+	if launch.InstanceType.Name != "gplarge" || launch.Instance.State != instance.StateRunning {
+		t.Errorf("launched %s in state %s, want the cheaper gplarge Running", launch.InstanceType.Name, launch.Instance.State)
+	}
+	if launch.Labels()[corev1.LabelTopologyZone] != launch.Instance.ZoneName || launch.Labels()[corev1.LabelArchStable] != "amd64" {
+		t.Errorf("labels do not match the launch: %v", launch.Labels())
+	}
+	if launch.Instance.Tags[v1.TagCluster] != clusterName || launch.Instance.Tags[v1.TagNodePool] != "default" {
+		t.Errorf("VM tags %v lack the cluster or nodepool tag", launch.Instance.Tags)
+	}
+}
+
+func TestCreateSizesCustomOfferings(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.create(t, nodeClaim("node-c", "custom-4c16g")); err != nil {
+		t.Fatal(err)
+	}
+	req := e.api.Calls("deployVirtualMachine")[0].Args.(csapi.DeployRequest)
+	if req.Details["cpuNumber"] != "4" || req.Details["memory"] != "16384" || req.Details["cpuSpeed"] == "" {
+		t.Fatalf("custom deploy details %v, want cpuNumber 4, memory 16384 and a cpuSpeed", req.Details)
+	}
+}
+
+func TestConcurrentLaunchesShareTagAndLookupCalls(t *testing.T) {
+	e := newEnv(t)
+	e.api.SetJobDuration(10 * time.Second)
+	var claims []*karpv1.NodeClaim
+	for i := range 40 {
+		claims = append(claims, nodeClaim(fmt.Sprintf("node-%d", i), "gpsmall"))
+	}
+	for _, r := range e.createAll(t, claims...) {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+	}
+	if n := len(e.api.Calls("deployVirtualMachine")); n != 40 {
+		t.Fatalf("%d deploys, want 40", n)
+	}
+	tagCalls, lookups, polls := len(e.api.Calls("createTags")), len(e.api.Calls("listVirtualMachines")), len(e.api.Calls("listAsyncJobs"))
+	// createTags takes six VMs per call (CloudStack's 255-character limit on resourceids).
+	if tagCalls > 9 || lookups > 5 {
+		t.Errorf("40 launches made %d createTags and %d listVirtualMachines calls, want a handful of batched calls", tagCalls, lookups)
+	}
+	t.Logf("40 launches: %d calls in all, %d createTags, %d listVirtualMachines, %d listAsyncJobs", len(e.api.Calls("")), tagCalls, lookups, polls)
+	if total := len(e.api.Calls("")); float64(total)/40 > 1.5 {
+		t.Errorf("%d calls for 40 launches (%d tag, %d lookup, %d poll): over 1.5 per node", total, tagCalls, lookups, polls)
+	}
+}
+
+func TestInsufficientCapacityMarksOfferingAndCleansUp(t *testing.T) {
+	e := newEnv(t)
+	e.api.FailJobs("deployVirtualMachine", csapi.CodeInsufficientCapacity, "Unable to create a deployment for VM[User|i-2-3-VM]", 1)
+	_, err := e.create(t, nodeClaim("node-ice", "gplarge"))
+	if !cloudprovider.IsInsufficientCapacityError(err) {
+		t.Fatalf("error %v, want InsufficientCapacityError", err)
+	}
+	vm := e.api.VMs()[0]
+	if !e.unavailable.IsUnavailable("gplarge", vm.Zonename) {
+		t.Errorf("gplarge in %s was not marked unavailable", vm.Zonename)
+	}
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != vm.Id {
+		t.Errorf("the VM left in Error was not destroyed: %v", destroys)
+	}
+}
+
+func TestLimitErrorsReplanWithoutMarkingOfferings(t *testing.T) {
+	e := newEnv(t)
+	limit := &csapi.APIError{Command: "deployVirtualMachine", Code: csapi.CodeResourceAllocation, CSCode: 4370, Text: "Maximum number of resources of type 'user_vm' for account name=a in domain id=1 has been exceeded."}
+	e.api.FailCalls("deployVirtualMachine", limit, 1)
+	_, err := e.create(t, nodeClaim("node-limit", "gplarge"))
+	if !cloudprovider.IsInsufficientCapacityError(err) || !csapi.IsLimitExceeded(err) {
+		t.Fatalf("error %v, want an InsufficientCapacityError wrapping the limit error", err)
+	}
+	if e.unavailable.Len() != 0 {
+		t.Error("an account limit must not mark offerings unavailable")
+	}
+}
+
+func TestThrottledDeployIsRetried(t *testing.T) {
+	e := newEnv(t)
+	e.api.FailCalls("deployVirtualMachine", &csapi.APIError{Command: "deployVirtualMachine", Code: csapi.CodeThrottled, CSCode: 9999, Text: "please retry after 100 ms."}, 2)
+	if _, err := e.create(t, nodeClaim("node-429", "gplarge")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.api.Calls("deployVirtualMachine")); n != 3 {
+		t.Fatalf("%d deploy calls, want 2 throttled + 1 successful", n)
+	}
+}
+
+func TestOtherErrorsBecomeCreateErrorsWithTheCode(t *testing.T) {
+	e := newEnv(t)
+	e.api.FailCalls("deployVirtualMachine", &csapi.APIError{Command: "deployVirtualMachine", Code: 530, CSCode: 4250, Text: "internal error"}, 1)
+	_, err := e.create(t, nodeClaim("node-530", "gplarge"))
+	var createErr *cloudprovider.CreateError
+	if !errors.As(err, &createErr) || createErr.ConditionMessage != "CloudStack error 530: internal error" {
+		t.Fatalf("error %v, want a CreateError carrying code and text", err)
+	}
+}
+
+func TestCreateAdoptsTheVMOfACrashedLaunch(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.create(t, nodeClaim("node-x", "gplarge")); err != nil {
+		t.Fatal(err)
+	}
+	launch, err := e.create(t, nodeClaim("node-x", "gplarge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.api.Calls("deployVirtualMachine")); n != 1 || launch.InstanceType.Name != "gplarge" {
+		t.Fatalf("a second Create deployed again (%d deploys) or lost the instance type", n)
+	}
+}
+
+func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
+	e := newEnv(t)
+	// The crash: the launch's context ends once the deploy is in, before the VM is tagged.
+	crashing, crash := context.WithCancel(context.Background())
+	go func() {
+		_ = wait.PollUntilContextCancel(crashing, time.Millisecond, true, func(context.Context) (bool, error) {
+			return len(e.api.Calls("deployVirtualMachine")) > 0, nil
+		})
+		crash()
+	}()
+	if _, err := e.provider.Create(crashing, e.nodeClass, nodeClaim("node-y", "gplarge"), e.types); err == nil {
+		t.Fatal("the crashed launch returned no error")
+	}
+	vm := e.api.VMs()[0]
+	if len(vm.Tags) != 0 {
+		t.Fatalf("setup: the crashed launch tagged its VM: %v", vm.Tags)
+	}
+	launch, err := e.create(t, nodeClaim("node-y", "gplarge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if launch.Instance.ID != vm.Id || launch.InstanceType == nil || launch.InstanceType.Name != "gplarge" {
+		t.Fatalf("launched %+v, want VM %s adopted as gplarge", launch.Instance, vm.Id)
+	}
+	tags := e.api.Calls("createTags")
+	if len(e.api.VMs()) != 1 || len(tags) != 1 || tags[0].Args.([]string)[0] != vm.Id {
+		t.Fatalf("want the one VM adopted and tagged, got %d VMs and tag calls %v", len(e.api.VMs()), tags)
+	}
+}

@@ -1,0 +1,170 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package instance launches, finds and destroys the VMs behind NodeClaims: deploy with
+// adoption of a VM a crashed predecessor deployed, batched tagging, one shared job watcher.
+package instance
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"k8s.io/utils/clock"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+)
+
+// VM states the provider treats as gone: the VM will never run again.
+const (
+	StateDestroyed = "Destroyed"
+	StateExpunging = "Expunging"
+	StateError     = "Error"
+	StateRunning   = "Running"
+)
+
+// Instance is what the provider needs to know about a VM.
+type Instance struct {
+	ID               string
+	Name             string
+	State            string
+	ZoneID           string
+	ZoneName         string
+	OfferingID       string
+	TemplateID       string
+	NetworkIDs       []string
+	AffinityGroupIDs []string
+	CPU              int64
+	MemoryMiB        int64
+	Tags             map[string]string
+	Created          time.Time
+}
+
+// Gone is true for VMs that will never run again.
+func (i *Instance) Gone() bool {
+	return i.State == StateDestroyed || i.State == StateExpunging || i.State == StateError
+}
+
+func newInstance(vm *cloudstack.VirtualMachine) *Instance {
+	in := &Instance{
+		ID: vm.Id, Name: vm.Name, State: vm.State, ZoneID: vm.Zoneid, ZoneName: vm.Zonename,
+		OfferingID: vm.Serviceofferingid, TemplateID: vm.Templateid, CPU: int64(vm.Cpunumber), MemoryMiB: int64(vm.Memory),
+		Tags: make(map[string]string, len(vm.Tags)),
+	}
+	in.Created, _ = time.Parse(csapi.DateLayout, vm.Created)
+	for _, nic := range vm.Nic {
+		in.NetworkIDs = append(in.NetworkIDs, nic.Networkid)
+	}
+	for _, g := range vm.Affinitygroup {
+		in.AffinityGroupIDs = append(in.AffinityGroupIDs, g.Id)
+	}
+	for _, t := range vm.Tags {
+		in.Tags[t.Key] = t.Value
+	}
+	return in
+}
+
+// UserDataProvider renders the base64 userdata of a launch (the bootstrap provider).
+type UserDataProvider interface {
+	UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, labels map[string]string) (string, error)
+}
+
+// AffinityGroupProvider returns the NodePool's affinity group, creating it on first use.
+type AffinityGroupProvider interface {
+	Ensure(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodePool string) (v1.AffinityGroup, error)
+}
+
+// Provider manages the VMs of NodeClaims.
+type Provider interface {
+	Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error)
+	Get(ctx context.Context, id string) (*Instance, error)
+	List(ctx context.Context) ([]*Instance, error)
+	Delete(ctx context.Context, id string) error
+	Reboot(ctx context.Context, id string) error
+}
+
+// Options of the instance provider.
+type Options struct {
+	ClusterName string
+	// Scope is where Get, List and Delete look (the cloud-config's project).
+	Scope csapi.Scope
+}
+
+// DefaultProvider implements Provider over the CloudStack API.
+type DefaultProvider struct {
+	api         csapi.API
+	clock       clock.Clock
+	opts        Options
+	watcher     *Watcher
+	unavailable *cache.UnavailableOfferings
+	userData    UserDataProvider
+	affinity    AffinityGroupProvider
+	lookups     *keyedBatchers[string, *cloudstack.VirtualMachine]
+	tags        *keyedBatchers[string, string]
+	expunge     *capabilityCache
+}
+
+// NewDefaultProvider wires the instance provider; watcher must be started by the caller.
+func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *Watcher, unavailable *cache.UnavailableOfferings,
+	userData UserDataProvider, affinity AffinityGroupProvider) *DefaultProvider {
+	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, unavailable: unavailable, userData: userData, affinity: affinity}
+	p.lookups = newKeyedBatchers(clk, lookupBatch, p.lookupByName)
+	p.tags = newKeyedBatchers(clk, tagBatch, p.createTags)
+	p.expunge = &capabilityCache{api: api, clock: clk}
+	return p
+}
+
+// keyedBatchers keeps one batcher per key (a scope, a tag set): only requests that can share
+// a call are merged.
+type keyedBatchers[T, R any] struct {
+	clock    clock.Clock
+	maxItems int
+	exec     func(ctx context.Context, key string, items []T) ([]R, error)
+
+	mu       sync.Mutex
+	batchers map[string]*batcher[T, R]
+}
+
+func newKeyedBatchers[T, R any](clk clock.Clock, maxItems int, exec func(ctx context.Context, key string, items []T) ([]R, error)) *keyedBatchers[T, R] {
+	return &keyedBatchers[T, R]{clock: clk, maxItems: maxItems, exec: exec, batchers: map[string]*batcher[T, R]{}}
+}
+
+func (k *keyedBatchers[T, R]) Do(ctx context.Context, key string, item T) (R, error) {
+	k.mu.Lock()
+	b, ok := k.batchers[key]
+	if !ok {
+		b = newBatcher(k.clock, k.maxItems, func(ctx context.Context, items []T) ([]R, error) { return k.exec(ctx, key, items) })
+		k.batchers[key] = b
+	}
+	k.mu.Unlock()
+	return b.Do(ctx, item)
+}
+
+// scopeKey and parseScopeKey let a scope be a batcher key.
+func scopeKey(s csapi.Scope) string {
+	return s.ProjectID + "/" + s.DomainID
+}
+
+func parseScopeKey(key string) csapi.Scope {
+	project, domain, _ := strings.Cut(key, "/")
+	return csapi.Scope{ProjectID: project, DomainID: domain}
+}

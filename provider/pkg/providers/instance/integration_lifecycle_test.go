@@ -1,0 +1,147 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+)
+
+// deployDirect deploys a VM behind the provider's back, as a crashed predecessor would have.
+func (c *cloud) deployDirect(t *testing.T, name string) string {
+	t.Helper()
+	nc := c.nodeClass
+	offering := nc.Status.ServiceOfferings[2]
+	created, err := c.srv.Client.DeployVirtualMachine(context.Background(), csapi.DeployRequest{
+		Name: name, ZoneID: nc.Status.Zones[0].ID, ServiceOfferingID: offering.ID,
+		TemplateID: nc.Status.Templates[0].ID, NetworkIDs: []string{nc.Status.Networks[0].ID},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created.ID
+}
+
+func TestIntegrationCreateAfterACrashAdoptsTheVM(t *testing.T) {
+	c := startCloud(t, 100*time.Millisecond)
+	ctx := context.Background()
+	offering := c.nodeClass.Status.ServiceOfferings[2].InstanceType
+
+	// A crash between deploy and tagging: the launch's context ends as soon as the deploy is in.
+	crashing, crash := context.WithCancel(ctx)
+	go func() {
+		_ = wait.PollUntilContextCancel(crashing, 5*time.Millisecond, true, func(context.Context) (bool, error) {
+			byCommand, _ := c.calls(t)
+			return byCommand["deployVirtualMachine"] > 0, nil
+		})
+		crash()
+	}()
+	if _, err := c.provider.Create(crashing, c.nodeClass, nodeClaim("crashed-before-tagging", offering), c.types); err == nil {
+		t.Fatal("the crashed launch returned no error")
+	}
+	vms, err := c.srv.Client.ListVirtualMachines(ctx, csapi.Scope{}, csapi.VMFilter{Name: "crashed-before-tagging"})
+	if err != nil || len(vms) != 1 || len(vms[0].Tags) != 0 {
+		t.Fatalf("setup: want one untagged VM after the crash, got %d (%v)", len(vms), err)
+	}
+	untagged := vms[0].Id
+
+	// A crash after tagging, before the NodeClaim recorded the launch.
+	tagged := c.deployDirect(t, "crashed-after-tagging")
+	jobID, err := c.srv.Client.CreateTags(ctx, []string{tagged}, map[string]string{v1.TagCluster: clusterName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		job, err := c.srv.Client.QueryAsyncJobResult(ctx, jobID)
+		return err == nil && job.Jobstatus == csapi.JobSucceeded, err
+	}); err != nil {
+		t.Fatalf("tagging the VM of the second crash, %v", err)
+	}
+	for name, id := range map[string]string{"crashed-before-tagging": untagged, "crashed-after-tagging": tagged} {
+		r := c.createAll(t, nodeClaim(name, offering))[0]
+		if r.err != nil {
+			t.Fatalf("%s: %v", name, r.err)
+		}
+		if r.launch.Instance.ID != id {
+			t.Errorf("%s: launched %s, want the existing VM %s adopted", name, r.launch.Instance.ID, id)
+		}
+	}
+	instances, err := c.provider.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(instances) != 2 {
+		t.Fatalf("List found %d VMs, want both adopted VMs (the untagged one tagged now)", len(instances))
+	}
+}
+
+func TestIntegrationListPagesPast500VMs(t *testing.T) {
+	c := startCloud(t, 0)
+	ctx := context.Background()
+	const vms = 1100
+	var ids []string
+	for i := range vms {
+		ids = append(ids, c.deployDirect(t, fmt.Sprintf("paged-%d", i)))
+	}
+	for start := 0; start < vms; start += 6 {
+		if _, err := c.srv.Client.CreateTags(ctx, ids[start:min(start+6, vms)], map[string]string{v1.TagCluster: clusterName}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.srv.Admin("POST", "/reset-calls", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	// ListAll: the default world has no room for 1100 VMs, so some end in Error; paging is
+	// what is under test, and List shares the listing.
+	all, err := c.provider.ListAll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCommand, _ := c.calls(t)
+	if len(all) != vms || byCommand["listVirtualMachines"] != 3 {
+		t.Fatalf("found %d VMs with %d listVirtualMachines calls, want %d VMs in 3 pages", len(all), byCommand["listVirtualMachines"], vms)
+	}
+}
+
+func TestIntegrationGetAndDeleteOfAGoneVM(t *testing.T) {
+	c := startCloud(t, 100*time.Millisecond)
+	ctx := context.Background()
+	id := c.deployDirect(t, "short-lived")
+	if err := c.srv.Admin("POST", "/vms/"+id+"/destroy", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := c.provider.Get(ctx, id)
+		return isNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("Get of a VM destroyed out of band never returned NodeClaimNotFoundError: %v", err)
+	}
+	if err := c.provider.Delete(ctx, id); !isNotFound(err) {
+		t.Fatalf("Delete of a gone VM: %v, want NodeClaimNotFoundError", err)
+	}
+	if _, err := c.provider.Get(ctx, "6f1a9f0e-0000-4000-8000-000000000000"); !isNotFound(err) {
+		t.Fatalf("Get of an unknown uuid: %v, want NodeClaimNotFoundError", err)
+	}
+}

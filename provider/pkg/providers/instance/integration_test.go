@@ -1,0 +1,172 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"k8s.io/utils/clock"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake/resolved"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+)
+
+// cloud is the instance provider against the real fake cloud binary, through cloudstack-go.
+type cloud struct {
+	srv         *fake.Server
+	provider    *instance.DefaultProvider
+	unavailable *pkgcache.UnavailableOfferings
+	nodeClass   *v1.CloudStackNodeClass
+	types       []*cloudprovider.InstanceType
+}
+
+// startCloud runs the fake cloud with fixed job latency and resolves the default NodeClass
+// against it with the NodeClass providers, as the NodeClass controller would.
+func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
+	t.Helper()
+	srv := fake.StartServer(t, fake.ServerOptions{ClientOptions: []csapi.Option{csapi.WithRateLimit(1000, 1000)}})
+	if err := srv.Admin(http.MethodPut, "/latency", map[string]string{"kind": "fixed", "fixed": jobLatency.String()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	nc, err := resolved.NodeClass(ctx, srv.Client, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unavailable := pkgcache.NewUnavailableOfferings(clock.RealClock{}, pkgcache.UnavailableOfferingsTTL)
+	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
+	go func() { _ = watcher.Start(ctx) }()
+	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc,
+		provider: instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: clusterName}, watcher, unavailable, &recordingUserData{}, fixedAffinityGroup{})}
+	c.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, nc)
+	if err := srv.Admin(http.MethodPost, "/reset-calls", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c *cloud) createAll(t *testing.T, claims ...*karpv1.NodeClaim) []result {
+	t.Helper()
+	out := make([]result, len(claims))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan struct{})
+	for i, nc := range claims {
+		go func() {
+			l, err := c.provider.Create(ctx, c.nodeClass, nc, c.types)
+			out[i] = result{l, err}
+			done <- struct{}{}
+		}()
+	}
+	for range claims {
+		<-done
+	}
+	return out
+}
+
+func (c *cloud) calls(t *testing.T) (map[string]int, int) {
+	t.Helper()
+	counts, err := c.srv.CallCounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCommand, total := map[string]int{}, 0
+	for cmd, byCode := range counts {
+		for _, n := range byCode {
+			byCommand[cmd] += n
+			total += n
+		}
+	}
+	return byCommand, total
+}
+
+func (c *cloud) fault(t *testing.T, rule map[string]any) {
+	t.Helper()
+	if err := c.srv.Admin(http.MethodPut, "/faults", map[string]any{"rules": []any{rule}}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIntegrationBatchedLaunchesCostFewCallsPerNode(t *testing.T) {
+	c := startCloud(t, 2*time.Second)
+	const nodes = 30
+	claims := make([]*karpv1.NodeClaim, nodes)
+	for i := range claims {
+		claims[i] = nodeClaim(fmt.Sprintf("batch-%d", i), "gpsmall", "gpmedium")
+	}
+	for _, r := range c.createAll(t, claims...) {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.launch.Instance.State != instance.StateRunning {
+			t.Fatalf("launch returned a VM in state %s", r.launch.Instance.State)
+		}
+	}
+	byCommand, total := c.calls(t)
+	t.Logf("%d launches: %d calls %v", nodes, total, byCommand)
+	if byCommand["deployVirtualMachine"] != nodes || byCommand["queryAsyncJobResult"] != 0 {
+		t.Errorf("calls %v: want one deploy per node and no per-job polling", byCommand)
+	}
+	if perNode := float64(total) / nodes; perNode > 1.5 {
+		t.Errorf("%.2f calls per launched node, want <= 1.5", perNode)
+	}
+}
+
+func TestIntegrationErrorPaths(t *testing.T) {
+	c := startCloud(t, 100*time.Millisecond)
+	t.Run("insufficient capacity marks the offering", func(t *testing.T) {
+		c.fault(t, map[string]any{"command": "deployVirtualMachine", "inJob": true, "code": 533, "max": 1})
+		r := c.createAll(t, nodeClaim("ice-2", "cplarge"))[0]
+		if !cloudprovider.IsInsufficientCapacityError(r.err) || c.unavailable.Len() == 0 {
+			t.Fatalf("error %v (unavailable offerings %d), want InsufficientCapacityError and a marked offering", r.err, c.unavailable.Len())
+		}
+	})
+	t.Run("account limit", func(t *testing.T) {
+		c.fault(t, map[string]any{"command": "deployVirtualMachine", "code": 535, "max": 1,
+			"text": "Maximum number of resources of type 'user_vm' for account name=admin in domain id=1 has been exceeded."})
+		r := c.createAll(t, nodeClaim("limit", "gplarge"))[0]
+		if !cloudprovider.IsInsufficientCapacityError(r.err) || !csapi.IsLimitExceeded(r.err) {
+			t.Fatalf("error %v, want InsufficientCapacityError wrapping the limit", r.err)
+		}
+	})
+	t.Run("throttled deploys are retried", func(t *testing.T) {
+		c.fault(t, map[string]any{"command": "deployVirtualMachine", "code": 429, "max": 1})
+		if r := c.createAll(t, nodeClaim("throttled", "gplarge"))[0]; r.err != nil {
+			t.Fatalf("a throttled deploy must be retried, got %v", r.err)
+		}
+	})
+	t.Run("other errors carry code and text", func(t *testing.T) {
+		c.fault(t, map[string]any{"command": "deployVirtualMachine", "code": 530, "text": "boom", "max": 1})
+		var createErr *cloudprovider.CreateError
+		if r := c.createAll(t, nodeClaim("broken", "gplarge"))[0]; !errors.As(r.err, &createErr) || createErr.ConditionMessage != "CloudStack error 530: boom" {
+			t.Fatalf("error %v, want a CreateError with the CloudStack code and text", r.err)
+		}
+	})
+}

@@ -1,0 +1,128 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+)
+
+// Get returns the VM, or a NodeClaimNotFoundError when CloudStack does not know the id, lists
+// nothing, or the VM is Destroyed, Expunging or in Error.
+func (p *DefaultProvider) Get(ctx context.Context, id string) (*Instance, error) {
+	vms, err := p.api.ListVirtualMachines(ctx, p.opts.Scope, csapi.VMFilter{ID: id})
+	if csapi.IsNotFound(err) {
+		return nil, cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s does not exist, %w", id, err))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("getting VM %s, %w", id, err)
+	}
+	vm, ok := findFirst(vms, func(vm *cloudstack.VirtualMachine) bool { return vm.Id == id })
+	if !ok {
+		return nil, cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s does not exist", id))
+	}
+	in := newInstance(vm)
+	if in.Gone() {
+		return nil, cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s is %s", id, in.State))
+	}
+	return in, nil
+}
+
+// List returns the live VMs of this cluster with one tag-filtered, paged listing.
+func (p *DefaultProvider) List(ctx context.Context) ([]*Instance, error) {
+	all, err := p.listCluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Instance
+	for _, in := range all {
+		if !in.Gone() {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+// ListAll is List including VMs in Error and Destroyed, for garbage collection.
+func (p *DefaultProvider) ListAll(ctx context.Context) ([]*Instance, error) {
+	return p.listCluster(ctx)
+}
+
+func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) {
+	vms, err := p.api.ListVirtualMachines(ctx, p.opts.Scope, csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
+	if err != nil {
+		return nil, fmt.Errorf("listing cluster VMs, %w", err)
+	}
+	out := make([]*Instance, 0, len(vms))
+	for _, vm := range vms {
+		if p.ours(vm) {
+			out = append(out, newInstance(vm))
+		}
+	}
+	return out, nil
+}
+
+// Delete starts destroying the VM and returns nil; once the VM is gone it returns a
+// NodeClaimNotFoundError, which is what tells core that termination finished.
+func (p *DefaultProvider) Delete(ctx context.Context, id string) error {
+	if _, err := p.Get(ctx, id); err != nil {
+		return err
+	}
+	if err := p.destroy(ctx, id); err != nil {
+		if csapi.IsNotFound(err) {
+			return cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s does not exist, %w", id, err))
+		}
+		return fmt.Errorf("destroying VM %s, %w", id, err)
+	}
+	return nil
+}
+
+// destroy expunges only where the account may: destroyVirtualMachine with expunge=true fails
+// for users unless allow.user.expunge.recover.vm is set.
+func (p *DefaultProvider) destroy(ctx context.Context, id string) error {
+	expunge, err := p.expunge.Allowed(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = p.api.DestroyVirtualMachine(ctx, id, expunge)
+	return err
+}
+
+// Destroy destroys a VM regardless of its state (garbage collection of VMs in Error).
+func (p *DefaultProvider) Destroy(ctx context.Context, id string) error {
+	if err := p.destroy(ctx, id); csapi.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("destroying VM %s, %w", id, err)
+	}
+	return nil
+}
+
+// Reboot asks CloudStack to reboot the VM and returns once the job is accepted.
+func (p *DefaultProvider) Reboot(ctx context.Context, id string) error {
+	if _, err := p.api.RebootVirtualMachine(ctx, id); err != nil {
+		if csapi.IsNotFound(err) {
+			return cloudprovider.NewNodeRebootFailedError(fmt.Errorf("VM %s does not exist, %w", id, err))
+		}
+		return fmt.Errorf("rebooting VM %s, %w", id, err)
+	}
+	return nil
+}

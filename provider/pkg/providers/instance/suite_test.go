@@ -1,0 +1,154 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
+)
+
+const clusterName = "test-cluster"
+
+func init() {
+	log.SetLogger(logr.Discard())
+}
+
+// env is the instance provider over the in-process fake cloud, with a fake clock that the
+// tests move to finish async jobs.
+type env struct {
+	api         *fake.API
+	clk         *clocktesting.FakeClock
+	provider    *instance.DefaultProvider
+	unavailable *cache.UnavailableOfferings
+	nodeClass   *v1.CloudStackNodeClass
+	types       []*cloudprovider.InstanceType
+	userData    *recordingUserData
+}
+
+type recordingUserData struct {
+	mu     sync.Mutex
+	labels []map[string]string
+}
+
+func (r *recordingUserData) UserData(_ context.Context, _ *v1.CloudStackNodeClass, _ *karpv1.NodeClaim, labels map[string]string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.labels = append(r.labels, labels)
+	return "I2Nsb3VkLWNvbmZpZw==", nil
+}
+
+type fixedAffinityGroup struct{}
+
+func (fixedAffinityGroup) Ensure(context.Context, *v1.CloudStackNodeClass, string) (v1.AffinityGroup, error) {
+	return v1.AffinityGroup{ID: "ag-1", Name: "karpenter-test", NodePool: "default"}, nil
+}
+
+type modelPrices struct{}
+
+func (modelPrices) Price(o v1.ServiceOffering, cpu, mem int64) float64 {
+	return pricing.Model(cpu, mem, o.GPUs)
+}
+func (modelPrices) SeqNum() uint64 { return 0 }
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	api := fake.NewAPI(clk)
+	unavailable := cache.NewUnavailableOfferings(clk, cache.UnavailableOfferingsTTL)
+	watcher := instance.NewWatcher(api, clk, instance.DefaultPollInterval, csapi.Scope{})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = watcher.Start(ctx) }()
+	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}}
+	e.provider = instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, e.userData, fixedAffinityGroup{})
+	e.nodeClass = fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
+	e.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, e.nodeClass)
+	return e
+}
+
+func nodeClaim(name string, instanceTypes ...string) *karpv1.NodeClaim {
+	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.NodePoolLabelKey: "default"}}}
+	if len(instanceTypes) > 0 {
+		nc.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{
+			{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: instanceTypes},
+		}
+	}
+	return nc
+}
+
+type result struct {
+	launch *instance.Launch
+	err    error
+}
+
+// createAll launches the NodeClaims concurrently and moves the fake clock one poll interval at
+// a time until every launch returned.
+func (e *env) createAll(t testing.TB, claims ...*karpv1.NodeClaim) []result {
+	t.Helper()
+	out := make([]result, len(claims))
+	var wg sync.WaitGroup
+	for i, nc := range claims {
+		wg.Go(func() {
+			l, err := e.provider.Create(context.Background(), e.nodeClass, nc, e.types)
+			out[i] = result{l, err}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	ticker := time.NewTicker(time.Millisecond)
+	defer ticker.Stop()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case <-done:
+			return out
+		case <-ticker.C:
+			e.clk.Step(instance.DefaultPollInterval / 4)
+		case <-deadline:
+			t.Fatalf("launches did not return")
+		}
+	}
+}
+
+func (e *env) create(t testing.TB, nc *karpv1.NodeClaim) (*instance.Launch, error) {
+	t.Helper()
+	r := e.createAll(t, nc)[0]
+	return r.launch, r.err
+}
+
+func isNotFound(err error) bool {
+	return cloudprovider.IsNodeClaimNotFoundError(err)
+}

@@ -1,0 +1,79 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+)
+
+// tagBatch is how many VMs one createTags call tags: resourceids is one comma-joined value and
+// CloudStack refuses values over 255 characters, which six 36-character uuids fit.
+const tagBatch = 6
+
+// tagsFor are the tags of a NodeClaim's VM. They hold nothing specific to the NodeClaim (its
+// name is the VM name), so every launch of a NodePool shares one tag set and one createTags call.
+func (p *DefaultProvider) tagsFor(nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim) map[string]string {
+	tags := maps.Clone(nodeClass.Spec.Tags)
+	if tags == nil {
+		tags = map[string]string{}
+	}
+	tags[v1.TagCluster] = p.opts.ClusterName
+	tags[v1.TagNodeClass] = nodeClass.Name
+	if pool := nodeClaim.Labels[karpv1.NodePoolLabelKey]; pool != "" {
+		tags[v1.TagNodePool] = pool
+	}
+	return tags
+}
+
+// tag applies tags to a VM through the batcher of its tag set and waits for the job.
+func (p *DefaultProvider) tag(ctx context.Context, vmID string, tags map[string]string) error {
+	key, err := json.Marshal(tags) // maps marshal in key order: equal sets give equal keys
+	if err != nil {
+		return err
+	}
+	jobID, err := p.tags.Do(ctx, string(key), vmID)
+	if err != nil {
+		return err
+	}
+	if _, err := p.watcher.Wait(ctx, jobID); err != nil {
+		return fmt.Errorf("waiting for createTags, %w", err)
+	}
+	return nil
+}
+
+func (p *DefaultProvider) createTags(ctx context.Context, key string, vmIDs []string) ([]string, error) {
+	var tags map[string]string
+	if err := json.Unmarshal([]byte(key), &tags); err != nil {
+		return nil, err
+	}
+	jobID, err := p.api.CreateTags(ctx, vmIDs, tags)
+	if err != nil {
+		return nil, fmt.Errorf("creating tags, %w", err)
+	}
+	out := make([]string, len(vmIDs))
+	for i := range out {
+		out[i] = jobID
+	}
+	return out, nil
+}

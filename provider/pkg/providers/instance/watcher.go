@@ -1,0 +1,170 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instance
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+)
+
+const (
+	// DefaultPollInterval is how often the watcher asks for all pending jobs. A deploy takes
+	// 10-60 s, so 2 s adds little latency while a burst of launches costs one call per tick.
+	DefaultPollInterval = 2 * time.Second
+	// clockSkew widens the startdate window, since the management server's clock is not ours.
+	clockSkew = 5 * time.Minute
+	// missingTicks is how many polls a job may be absent from listAsyncJobs (another account's
+	// job, a server that does not list it) before it is queried on its own.
+	missingTicks = 3
+)
+
+// Watcher waits for async jobs: one listAsyncJobs call per tick reports every pending job, so
+// the cost of waiting does not grow with the number of launches in flight.
+type Watcher struct {
+	api      csapi.API
+	clock    clock.WithTicker
+	interval time.Duration
+	scope    csapi.Scope
+
+	mu      sync.Mutex
+	pending map[string]*waiter
+}
+
+type waiter struct {
+	started time.Time
+	missing int
+	job     *cloudstack.AsyncJob
+	err     error
+	done    chan struct{}
+}
+
+// NewWatcher returns a watcher; Start must run for Wait to return.
+func NewWatcher(api csapi.API, clk clock.WithTicker, interval time.Duration, scope csapi.Scope) *Watcher {
+	return &Watcher{api: api, clock: clk, interval: interval, scope: scope, pending: map[string]*waiter{}}
+}
+
+// Wait blocks until the job finishes and returns it; a failed job is returned with its
+// classified error.
+func (w *Watcher) Wait(ctx context.Context, jobID string) (*cloudstack.AsyncJob, error) {
+	w.mu.Lock()
+	wt, ok := w.pending[jobID]
+	if !ok {
+		wt = &waiter{started: w.clock.Now(), done: make(chan struct{})}
+		w.pending[jobID] = wt
+	}
+	w.mu.Unlock()
+	select {
+	case <-wt.done:
+		JobWaitDuration.Observe(w.clock.Since(wt.started).Seconds())
+		return wt.job, wt.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Start polls until ctx ends; it implements manager.Runnable.
+func (w *Watcher) Start(ctx context.Context) error {
+	ticker := w.clock.NewTicker(w.interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C():
+			w.poll(ctx)
+		}
+	}
+}
+
+// NeedLeaderElection is false: every replica may wait for the jobs it started.
+func (w *Watcher) NeedLeaderElection() bool { return false }
+
+func (w *Watcher) poll(ctx context.Context) {
+	w.mu.Lock()
+	if len(w.pending) == 0 {
+		w.mu.Unlock()
+		return
+	}
+	oldest := w.clock.Now()
+	for _, wt := range w.pending {
+		if wt.started.Before(oldest) {
+			oldest = wt.started
+		}
+	}
+	w.mu.Unlock()
+	jobs, err := w.api.ListAsyncJobs(ctx, w.scope, oldest.Add(-clockSkew).UTC().Format(csapi.DateLayout))
+	if err != nil {
+		log.FromContext(ctx).Error(err, "listing async jobs")
+		return
+	}
+	seen := map[string]bool{}
+	for _, job := range jobs {
+		seen[job.JobID] = true
+		if job.Jobstatus != csapi.JobPending {
+			w.finish(job.JobID, job, csapi.AsyncJobError(job))
+		}
+	}
+	w.queryMissing(ctx, seen)
+}
+
+// queryMissing asks for jobs listAsyncJobs keeps omitting, one by one: the fallback that keeps
+// a launch from hanging if the listing does not show a job.
+func (w *Watcher) queryMissing(ctx context.Context, seen map[string]bool) {
+	var lost []string
+	w.mu.Lock()
+	for id, wt := range w.pending {
+		if seen[id] {
+			continue
+		}
+		if wt.missing++; wt.missing >= missingTicks {
+			lost = append(lost, id)
+		}
+	}
+	w.mu.Unlock()
+	for _, id := range lost {
+		r, err := w.api.QueryAsyncJobResult(ctx, id)
+		if err != nil {
+			w.finish(id, nil, fmt.Errorf("querying job %s, %w", id, err))
+			continue
+		}
+		if r.Jobstatus != csapi.JobPending {
+			job := &cloudstack.AsyncJob{JobID: r.JobID, Cmd: r.Cmd, Jobstatus: r.Jobstatus, Jobresultcode: r.Jobresultcode,
+				Jobresult: r.Jobresult, Jobresulttype: r.Jobresulttype, Jobinstanceid: r.Jobinstanceid}
+			w.finish(id, job, csapi.AsyncJobError(job))
+		}
+	}
+}
+
+func (w *Watcher) finish(jobID string, job *cloudstack.AsyncJob, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	wt, ok := w.pending[jobID]
+	if !ok {
+		return
+	}
+	delete(w.pending, jobID)
+	wt.job, wt.err = job, err
+	close(wt.done)
+}

@@ -1,0 +1,175 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instancetype_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	clocktesting "k8s.io/utils/clock/testing"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
+)
+
+// modelPrices is a pricing provider without user prices.
+type modelPrices struct{}
+
+func (modelPrices) Price(o v1.ServiceOffering, cpu, mem int64) float64 {
+	return pricing.Model(cpu, mem, o.GPUs)
+}
+func (modelPrices) SeqNum() uint64 { return 0 }
+
+func setup(t testing.TB) (*instancetype.DefaultProvider, *cache.UnavailableOfferings, *v1.CloudStackNodeClass) {
+	t.Helper()
+	unavailable := cache.NewUnavailableOfferings(clocktesting.NewFakeClock(time.Now()), cache.UnavailableOfferingsTTL)
+	return instancetype.NewDefaultProvider("", modelPrices{}, unavailable), unavailable, fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
+}
+
+func byName(types []*cloudprovider.InstanceType) map[string]*cloudprovider.InstanceType {
+	out := map[string]*cloudprovider.InstanceType{}
+	for _, it := range types {
+		out[it.Name] = it
+	}
+	return out
+}
+
+func TestInstanceTypesDefineEveryWellKnownLabel(t *testing.T) {
+	p, _, nc := setup(t)
+	types, err := p.List(context.Background(), nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range types {
+		for label := range karpv1.WellKnownLabels {
+			if label == karpv1.NodePoolLabelKey {
+				continue
+			}
+			if !it.Requirements.Has(label) {
+				t.Errorf("%s has no requirement for well-known label %s", it.Name, label)
+			}
+		}
+	}
+	large := byName(types)["gplarge"]
+	if large == nil {
+		t.Fatalf("no gplarge instance type (the CCM's name for gp.large) among %d types", len(types))
+	}
+	want := map[string]string{
+		corev1.LabelInstanceTypeStable: "gplarge", corev1.LabelArchStable: "amd64", corev1.LabelOSStable: "linux",
+		karpv1.CapacityTypeLabelKey: karpv1.CapacityTypeOnDemand, v1.LabelInstanceFamily: "gp", v1.LabelInstanceSize: "large",
+		v1.LabelInstanceCPU: "4", v1.LabelInstanceMemory: "8192", v1.LabelCustomOffering: "false",
+	}
+	for k, v := range want {
+		if got := large.Requirements.Get(k); got.Len() != 1 || !got.Has(v) {
+			t.Errorf("gplarge requirement %s = %v, want %s", k, got, v)
+		}
+	}
+	if len(large.Offerings) != 3 || large.Offerings[0].Requirements.Get(corev1.LabelTopologyRegion).Any() != large.Offerings[0].Zone() {
+		t.Errorf("gplarge must be offered in 3 zones with region = zone name, got %d offerings", len(large.Offerings))
+	}
+}
+
+func TestCapacityAndOverhead(t *testing.T) {
+	p, _, nc := setup(t)
+	nc.Spec.Kubelet = &v1.KubeletConfiguration{MaxPods: new(int32(58)), SystemReserved: map[string]string{"memory": "200Mi"}}
+	types, _ := p.List(context.Background(), nc)
+	gpu := byName(types)["gpuxlarge"]
+	if q := gpu.Capacity[v1.ResourceGPU]; q.Value() != 1 {
+		t.Fatalf("gpuxlarge has %v nvidia.com/gpu, want 1", q.String())
+	}
+	large := byName(types)["gplarge"]
+	if q := large.Capacity[corev1.ResourcePods]; q.Value() != 58 {
+		t.Fatalf("pods capacity %v, want maxPods 58", q.String())
+	}
+	// 4 cores: 60m + 10m + 2 x 5m = 80m; memory 255Mi + 11Mi x 58 pods = 893Mi.
+	if q := large.Overhead.KubeReserved[corev1.ResourceCPU]; q.MilliValue() != 80 {
+		t.Errorf("kube-reserved cpu %v, want 80m", q.String())
+	}
+	if q := large.Overhead.KubeReserved[corev1.ResourceMemory]; !q.Equal(resource.MustParse("893Mi")) {
+		t.Errorf("kube-reserved memory %v, want 893Mi", q.String())
+	}
+	if q := large.Overhead.SystemReserved[corev1.ResourceMemory]; !q.Equal(resource.MustParse("200Mi")) {
+		t.Errorf("system-reserved memory %v, want the kubelet setting 200Mi", q.String())
+	}
+	allocatable := large.Allocatable()[corev1.ResourceMemory]
+	if want := resource.MustParse(fmt.Sprintf("%dMi", 8192-893-200-100)); !allocatable.Equal(want) {
+		t.Errorf("allocatable memory %v, want %v", allocatable.String(), want.String())
+	}
+}
+
+func TestCustomOfferingBecomesSyntheticSizes(t *testing.T) {
+	p, _, nc := setup(t)
+	types, _ := p.List(context.Background(), nc)
+	all := byName(types)
+	for _, name := range []string{"custom-1c1g", "custom-4c16g", "custom-16c64g"} {
+		if all[name] == nil {
+			t.Errorf("missing synthetic size %s", name)
+		}
+	}
+	for _, name := range []string{"custom-32c32g", "custom-16c128g"} {
+		if all[name] != nil {
+			t.Errorf("%s lies outside the offering's bounds (max 16 vCPU, 64 GiB)", name)
+		}
+	}
+	if it := all["custom-4c16g"]; it.Requirements.Get(v1.LabelCustomOffering).Any() != "true" || it.Capacity.Memory().Value() != 16<<30 {
+		t.Errorf("custom-4c16g has wrong labels or memory: %v", it.Capacity.Memory())
+	}
+}
+
+func TestUnavailableOfferingsAndCacheInvalidation(t *testing.T) {
+	p, unavailable, nc := setup(t)
+	first, _ := p.List(context.Background(), nc)
+	again, _ := p.List(context.Background(), nc)
+	if &first[0] != &again[0] {
+		t.Fatal("an unchanged NodeClass must be served from the cache")
+	}
+	unavailable.MarkUnavailable("gplarge", "zone-b")
+	types, _ := p.List(context.Background(), nc)
+	for _, o := range byName(types)["gplarge"].Offerings {
+		if o.Available == (o.Zone() == "zone-b") {
+			t.Errorf("gplarge in %s available=%v", o.Zone(), o.Available)
+		}
+	}
+}
+
+func BenchmarkGetInstanceTypesFromCache(b *testing.B) {
+	p, _, nc := setup(b)
+	nc.Status.ServiceOfferings = nil
+	for i := range 50 {
+		nc.Status.ServiceOfferings = append(nc.Status.ServiceOfferings, v1.ServiceOffering{
+			ID: fmt.Sprintf("so-%d", i), Name: fmt.Sprintf("gp.size%d", i), InstanceType: fmt.Sprintf("gpsize%d", i), CPU: int64(1 + i%16), MemoryMiB: int64(2048 * (1 + i%16)),
+		})
+	}
+	ctx := context.Background()
+	if types, _ := p.List(ctx, nc); len(types) != 50 || len(types[0].Offerings) != 3 {
+		b.Fatalf("want 50 types x 3 zones, got %d", len(types))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		_, _ = p.List(ctx, nc)
+	}
+}

@@ -1,0 +1,35 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instancetype
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// CacheLookups counts instance type list requests by result ("hit" or "miss"): misses mean the
+// NodeClass, the prices or the unavailable offerings changed and the types were rebuilt.
+var CacheLookups = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: "karpenter",
+	Subsystem: "cloudstack",
+	Name:      "instance_type_cache_lookups_total",
+	Help:      "Instance type list requests by cache result (hit, miss).",
+}, []string{"result"})
+
+func init() {
+	crmetrics.Registry.MustRegister(CacheLookups)
+}

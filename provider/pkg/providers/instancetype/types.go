@@ -1,0 +1,141 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package instancetype
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/pkg/scheduling"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+)
+
+// OSLinux is the only operating system the provider's templates run.
+const OSLinux = string(corev1.Linux)
+
+// Region is the topology.kubernetes.io/region of a zone: the configured region, else the zone's
+// name, exactly as the CloudStack CCM labels nodes.
+func (p *DefaultProvider) Region(zoneName string) string {
+	if p.region != "" {
+		return p.region
+	}
+	return zoneName
+}
+
+func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape, zones []v1.Zone, archs []string) *cloudprovider.InstanceType {
+	zoneNames, regions := make([]string, len(zones)), map[string]bool{}
+	for i, z := range zones {
+		zoneNames[i] = z.Name
+		regions[p.Region(z.Name)] = true
+	}
+	price := p.pricing.Price(offering, s.cpu, s.memoryMiB)
+	offerings := make(cloudprovider.Offerings, 0, len(zones))
+	for _, z := range zones {
+		offerings = append(offerings, &cloudprovider.Offering{
+			Requirements: scheduling.NewRequirements(
+				scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, z.Name),
+				scheduling.NewRequirement(corev1.LabelTopologyRegion, corev1.NodeSelectorOpIn, p.Region(z.Name)),
+				scheduling.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand),
+			),
+			Price:     price,
+			Available: !p.unavailable.IsUnavailable(s.name, z.Name),
+		})
+	}
+	capacity, maxPods := capacityOf(nodeClass, offering, s)
+	kubeReserved, systemReserved, eviction := overhead(nodeClass.Spec.Kubelet, s.cpu, maxPods, capacity[corev1.ResourceEphemeralStorage])
+	return &cloudprovider.InstanceType{
+		Name:         s.name,
+		Requirements: requirements(offering, s, zoneNames, keys(regions), archs),
+		Offerings:    offerings,
+		Capacity:     capacity,
+		Overhead: &cloudprovider.InstanceTypeOverhead{
+			KubeReserved:      kubeReserved,
+			SystemReserved:    systemReserved,
+			EvictionThreshold: eviction,
+		},
+	}
+}
+
+// requirements define every well-known label, with DoesNotExist where the type has no value.
+func requirements(offering v1.ServiceOffering, s shape, zones, regions, archs []string) scheduling.Requirements {
+	reqs := scheduling.NewRequirements(
+		scheduling.NewRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn, s.name),
+		scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, archs...),
+		scheduling.NewRequirement(corev1.LabelOSStable, corev1.NodeSelectorOpIn, OSLinux),
+		scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones...),
+		scheduling.NewRequirement(corev1.LabelTopologyRegion, corev1.NodeSelectorOpIn, regions...),
+		scheduling.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand),
+		scheduling.NewRequirement(corev1.LabelWindowsBuild, corev1.NodeSelectorOpDoesNotExist),
+		scheduling.NewRequirement(v1.LabelInstanceFamily, corev1.NodeSelectorOpIn, s.family),
+		scheduling.NewRequirement(v1.LabelInstanceCPU, corev1.NodeSelectorOpIn, fmt.Sprint(s.cpu)),
+		scheduling.NewRequirement(v1.LabelInstanceMemory, corev1.NodeSelectorOpIn, fmt.Sprint(s.memoryMiB)),
+		scheduling.NewRequirement(v1.LabelServiceOffering, corev1.NodeSelectorOpIn, offering.ID),
+		scheduling.NewRequirement(v1.LabelCustomOffering, corev1.NodeSelectorOpIn, fmt.Sprint(s.custom)),
+	)
+	optional := []struct {
+		key, value string
+	}{
+		{v1.LabelInstanceSize, s.size},
+		{v1.LabelInstanceGPUName, offering.GPUName},
+	}
+	for _, o := range optional {
+		if o.value == "" {
+			reqs.Add(scheduling.NewRequirement(o.key, corev1.NodeSelectorOpDoesNotExist))
+		} else {
+			reqs.Add(scheduling.NewRequirement(o.key, corev1.NodeSelectorOpIn, o.value))
+		}
+	}
+	if offering.GPUs > 0 {
+		reqs.Add(scheduling.NewRequirement(v1.LabelInstanceGPUCount, corev1.NodeSelectorOpIn, fmt.Sprint(offering.GPUs)))
+	} else {
+		reqs.Add(scheduling.NewRequirement(v1.LabelInstanceGPUCount, corev1.NodeSelectorOpDoesNotExist))
+	}
+	return reqs
+}
+
+func capacityOf(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape) (corev1.ResourceList, int64) {
+	maxPods := int64(DefaultMaxPods)
+	if k := nodeClass.Spec.Kubelet; k != nil && k.MaxPods != nil {
+		maxPods = int64(*k.MaxPods)
+	}
+	diskGiB := int64(DefaultRootDiskGiB)
+	if nodeClass.Spec.RootDiskSize != nil {
+		diskGiB = *nodeClass.Spec.RootDiskSize
+	}
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:              *resource.NewQuantity(s.cpu, resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity(s.memoryMiB*1024*1024, resource.BinarySI),
+		corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
+		corev1.ResourceEphemeralStorage: *resource.NewQuantity(diskGiB*1024*1024*1024, resource.BinarySI),
+	}
+	if offering.GPUs > 0 {
+		capacity[v1.ResourceGPU] = *resource.NewQuantity(offering.GPUs, resource.DecimalSI)
+	}
+	return capacity, maxPods
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

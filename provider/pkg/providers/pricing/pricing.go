@@ -1,0 +1,139 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package pricing prices instance types: prices the user gives (a ConfigMap, or a detail on the
+// service offering), otherwise a documented model proportional to vCPUs, memory and GPUs.
+package pricing
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+)
+
+// The default model, in currency units per hour. The ratios follow general-purpose public cloud
+// list prices (a 2 vCPU / 8 GiB VM costs about 0.08 per hour), so consolidation prefers fewer,
+// fuller nodes and memory-heavy shapes cost more than CPU-heavy ones of the same vCPU count.
+const (
+	PricePerVCPUHour = 0.0255
+	PricePerGiBHour  = 0.0034
+	PricePerGPUHour  = 0.90
+)
+
+// OfferingDetailPrice is the serviceofferingdetails key cloud operators may set to an hourly
+// price for the offering.
+const OfferingDetailPrice = "price"
+
+// Provider prices one size of an offering.
+type Provider interface {
+	// Price is the hourly price of the offering at cpu vCPUs and memoryMiB (the sizes differ
+	// from the offering's only for custom offerings).
+	Price(offering v1.ServiceOffering, cpu, memoryMiB int64) float64
+	// SeqNum changes whenever user prices change.
+	SeqNum() uint64
+}
+
+// DefaultProvider keeps user prices in memory; Refresh reloads them.
+type DefaultProvider struct {
+	api        csapi.API
+	kubeClient client.Client
+	configMap  client.ObjectKey
+
+	mu     sync.RWMutex
+	prices map[string]float64
+	seqNum uint64
+}
+
+// NewDefaultProvider reads user prices from the offerings' price detail and from configMap
+// (keys are offering names or IDs, values hourly prices); the ConfigMap wins.
+func NewDefaultProvider(api csapi.API, kubeClient client.Client, configMap client.ObjectKey) *DefaultProvider {
+	return &DefaultProvider{api: api, kubeClient: kubeClient, configMap: configMap, prices: map[string]float64{}}
+}
+
+// Model is the default price of a shape.
+func Model(cpu, memoryMiB, gpus int64) float64 {
+	return float64(cpu)*PricePerVCPUHour + float64(memoryMiB)/1024*PricePerGiBHour + float64(gpus)*PricePerGPUHour
+}
+
+func (p *DefaultProvider) Price(offering v1.ServiceOffering, cpu, memoryMiB int64) float64 {
+	if !offering.Custom {
+		p.mu.RLock()
+		defer p.mu.RUnlock()
+		for _, k := range []string{offering.ID, offering.Name} {
+			if price, ok := p.prices[k]; ok {
+				return price
+			}
+		}
+	}
+	return Model(cpu, memoryMiB, offering.GPUs)
+}
+
+func (p *DefaultProvider) SeqNum() uint64 {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.seqNum
+}
+
+// Refresh reloads user prices: one listServiceOfferings call and one ConfigMap read.
+func (p *DefaultProvider) Refresh(ctx context.Context) error {
+	offerings, err := p.api.ListServiceOfferings(ctx)
+	if err != nil {
+		return fmt.Errorf("listing service offerings, %w", err)
+	}
+	prices := map[string]float64{}
+	for _, o := range offerings {
+		if price, err := strconv.ParseFloat(o.Serviceofferingdetails[OfferingDetailPrice], 64); err == nil {
+			prices[o.Id] = price
+		}
+	}
+	cm := &corev1.ConfigMap{}
+	if err := p.kubeClient.Get(ctx, p.configMap, cm); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("getting pricing configmap, %w", err)
+	}
+	for k, v := range cm.Data {
+		price, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("parsing price of %q in configmap %s, %w", k, p.configMap, err)
+		}
+		prices[k] = price
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !equal(p.prices, prices) {
+		p.prices = prices
+		p.seqNum++
+	}
+	return nil
+}
+
+func equal(a, b map[string]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,78 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package pricing_test
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
+)
+
+func TestUserPricesWinOverTheModel(t *testing.T) {
+	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	priced := api.AddServiceOffering(fake.OfferingShape{Name: "priced", Family: "gp", CPU: 2, MemoryMiB: 4096})
+	priced.Serviceofferingdetails[pricing.OfferingDetailPrice] = "0.5"
+	key := client.ObjectKey{Namespace: "karpenter", Name: "prices"}
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
+		Data:       map[string]string{"gp.large": "0.07"},
+	}).Build()
+	p := pricing.NewDefaultProvider(api, kube, key)
+	before := p.SeqNum()
+	if err := p.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p.SeqNum() == before {
+		t.Error("loading user prices must change the sequence number")
+	}
+	for _, tc := range []struct {
+		offering v1.ServiceOffering
+		cpu, mem int64
+		want     float64
+	}{
+		{v1.ServiceOffering{ID: priced.Id, Name: "priced"}, 2, 4096, 0.5},
+		{v1.ServiceOffering{ID: "x", Name: "gp.large"}, 4, 8192, 0.07},
+		{v1.ServiceOffering{ID: "y", Name: "gp.small"}, 1, 2048, pricing.PricePerVCPUHour + 2*pricing.PricePerGiBHour},
+		{v1.ServiceOffering{ID: "z", Name: "gp.large", Custom: true}, 2, 1024, 2*pricing.PricePerVCPUHour + pricing.PricePerGiBHour},
+	} {
+		if got := p.Price(tc.offering, tc.cpu, tc.mem); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("Price(%s, %d, %d) = %v, want %v", tc.offering.Name, tc.cpu, tc.mem, got, tc.want)
+		}
+	}
+	seq := p.SeqNum()
+	if err := p.Refresh(context.Background()); err != nil || p.SeqNum() != seq {
+		t.Errorf("an unchanged refresh must keep the sequence number (err %v)", err)
+	}
+}
+
+func TestModelChargesGPUs(t *testing.T) {
+	if math.Abs(pricing.Model(8, 61440, 1)-pricing.Model(8, 61440, 0)-pricing.PricePerGPUHour) > 1e-9 {
+		t.Fatal("a GPU must add PricePerGPUHour")
+	}
+}

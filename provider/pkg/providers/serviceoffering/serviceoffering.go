@@ -1,0 +1,140 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package serviceoffering resolves serviceOfferingSelectorTerms to the compute offerings that
+// become instance types, with their shape.
+package serviceoffering
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/patrickmn/go-cache"
+	"github.com/samber/lo"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
+)
+
+// CacheTTL is five minutes: offerings are defined by cloud operators and rarely change, and
+// the instance type provider refreshes from the NodeClass status, not from here.
+const CacheTTL = 5 * time.Minute
+
+// Details of a custom offering that bound the sizes it can be deployed with.
+const (
+	detailMinCPU    = "minCPU"
+	detailMaxCPU    = "maxCPU"
+	detailMinMemory = "minMemory"
+	detailMaxMemory = "maxMemory"
+)
+
+// invalidLabelChars is the Apache CloudStack CCM's rule for turning an offering name into the
+// node.kubernetes.io/instance-type value; both controllers must compute the same label.
+var invalidLabelChars = regexp.MustCompile(`([^A-Za-z0-9][^-A-Za-z0-9_.]*)?[^A-Za-z0-9]`)
+
+// Provider resolves service offerings.
+type Provider interface {
+	// Resolve returns the active offerings any term matches (all of them without terms) that
+	// can run in at least one of zones.
+	Resolve(ctx context.Context, nodeClass *v1.CloudStackNodeClass, zones []v1.Zone) ([]v1.ServiceOffering, error)
+}
+
+// DefaultProvider resolves offerings from one cached listServiceOfferings call.
+type DefaultProvider struct {
+	offerings *resources.List[*cloudstack.ServiceOffering]
+}
+
+// NewDefaultProvider builds a service offering provider over api. c must serve this provider alone and
+// should expire entries after CacheTTL.
+func NewDefaultProvider(api csapi.API, c *cache.Cache) *DefaultProvider {
+	return &DefaultProvider{offerings: resources.NewList(c, func(ctx context.Context, _ csapi.Scope) ([]*cloudstack.ServiceOffering, error) {
+		return api.ListServiceOfferings(ctx)
+	})}
+}
+
+// InstanceTypeName is the offering name as the CCM labels nodes with it ("Small Instance"
+// becomes "SmallInstance").
+func InstanceTypeName(offeringName string) string {
+	return invalidLabelChars.ReplaceAllString(offeringName, "")
+}
+
+func (p *DefaultProvider) Resolve(ctx context.Context, nodeClass *v1.CloudStackNodeClass, zones []v1.Zone) ([]v1.ServiceOffering, error) {
+	all, err := p.offerings.Get(ctx, csapi.Scope{})
+	if err != nil {
+		return nil, fmt.Errorf("listing service offerings, %w", err)
+	}
+	zoneIDs := sets.New(lo.Map(zones, func(z v1.Zone, _ int) string { return z.ID })...)
+	candidates := lo.Filter(all, func(o *cloudstack.ServiceOffering, _ int) bool {
+		restricted := offeringZones(o)
+		return (o.State == "" || o.State == "Active") && (len(restricted) == 0 || zoneIDs.HasAny(restricted...))
+	})
+	if terms := nodeClass.Spec.ServiceOfferingSelectorTerms; len(terms) > 0 {
+		matches, err := v1.Select("serviceOfferingSelectorTerms", "active service offering in the NodeClass's zones", terms, candidates, resource)
+		if err != nil {
+			return nil, err
+		}
+		candidates = lo.UniqBy(lo.Flatten(matches), func(o *cloudstack.ServiceOffering) string { return o.Id })
+	}
+	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Name < candidates[j].Name })
+	return lo.Map(candidates, func(o *cloudstack.ServiceOffering, _ int) v1.ServiceOffering { return toServiceOffering(o, zoneIDs) }), nil
+}
+
+// resource matches tags against serviceofferingdetails: CloudStack has no tags on offerings,
+// and operators describe them with details instead.
+func resource(o *cloudstack.ServiceOffering) v1.Resource {
+	return v1.Resource{ID: o.Id, Name: o.Name, Tags: o.Serviceofferingdetails}
+}
+
+func toServiceOffering(o *cloudstack.ServiceOffering, zoneIDs sets.Set[string]) v1.ServiceOffering {
+	return v1.ServiceOffering{
+		ID:           o.Id,
+		Name:         o.Name,
+		InstanceType: InstanceTypeName(o.Name),
+		CPU:          int64(o.Cpunumber),
+		MemoryMiB:    int64(o.Memory),
+		GPUs:         int64(o.Gpucount),
+		GPUName:      o.Gpucardname,
+		Custom:       o.Iscustomized,
+		MinCPU:       detail(o, detailMinCPU),
+		MaxCPU:       detail(o, detailMaxCPU),
+		MinMemoryMiB: detail(o, detailMinMemory),
+		MaxMemoryMiB: detail(o, detailMaxMemory),
+		ZoneIDs:      lo.Filter(offeringZones(o), func(z string, _ int) bool { return zoneIDs.Has(z) }),
+	}
+}
+
+// offeringZones are the zones an offering is restricted to; CloudStack sends them comma
+// separated, and none means every zone.
+func offeringZones(o *cloudstack.ServiceOffering) []string {
+	return lo.Compact(strings.Split(o.Zoneid, ","))
+}
+
+// detail is 0 when absent or not a number: only custom offerings carry the bounds.
+func detail(o *cloudstack.ServiceOffering, key string) int64 {
+	n, err := strconv.ParseInt(o.Serviceofferingdetails[key], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
