@@ -26,6 +26,8 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -76,8 +78,15 @@ func InstallCRDs(ctx context.Context, c client.Client, dir string) error {
 		return err
 	}
 	for _, crd := range crds {
-		crd.ManagedFields = nil
-		if err := c.Patch(ctx, crd, client.Apply, fieldOwner, client.ForceOwnership); err != nil {
+		raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		if err != nil {
+			return fmt.Errorf("converting CRD %s, %w", crd.Name, err)
+		}
+		// The files carry an empty status and creation time; applying them would claim both.
+		delete(raw, "status")
+		u := &unstructured.Unstructured{Object: raw}
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), fieldOwner, client.ForceOwnership); err != nil {
 			return fmt.Errorf("applying CRD %s, %w", crd.Name, err)
 		}
 	}

@@ -82,9 +82,12 @@ func TestTimelinePlotDrawsEverySeriesInItsColour(t *testing.T) {
 			t.Errorf("no %s pixel drawn", c.name)
 		}
 	}
-	// The last point of the fastest pod series is the top of the plot.
-	if got := img.RGBAAt(plotWidth-margin, margin); got == Blue || got == (Red) {
-		t.Errorf("the plot ends at %v, want the baseline's earlier end not to reach the right edge", got)
+	// Both pod series reach 100 pods, ours at 60 s (the right edge), the baseline at 40 s.
+	if got := img.RGBAAt(plotWidth-margin, margin); got != Blue {
+		t.Errorf("top right pixel = %v, want ours' last pod count in blue", got)
+	}
+	if got := img.RGBAAt(margin+40*(plotWidth-2*margin)/60, margin); got != Orange {
+		t.Errorf("pixel at 40 s, 100 pods = %v, want the baseline's in orange", got)
 	}
 	path := filepath.Join(t.TempDir(), "timeline.png")
 	if err := WritePNG(path, img); err != nil {

@@ -131,8 +131,10 @@ var _ = Describe("Provisioning", func() {
 
 	It("spreads pods over every zone", func(ctx SpecContext) {
 		s.CreateNodePool(ctx)
+		// One pod per node: the scheduler only counts zones that have nodes, so without it the
+		// later pods could join the first nodes' zones.
 		s.Create(ctx, objects.Deployment("spread", 3, objects.Resources("cpu", "500m", "memory", "512Mi"),
-			objects.SpreadOverZones("spread")))
+			objects.SpreadOverZones("spread"), objects.OnePerNode("spread")))
 
 		pods := s.EventuallyPodsRunning(ctx, "spread", 3, suite.ProvisionTimeout)
 		var zones []string

@@ -40,12 +40,14 @@ var _ = Describe("Throttling", func() {
 
 		s.EventuallyPodsRunning(ctx, "app", nodes, 6*time.Minute)
 		s.EventuallyReadyNodes(ctx, nodes, time.Minute)
-		claims, err := s.NodeClaims(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(claims).To(HaveLen(nodes))
-		for _, nc := range claims {
-			Expect(nc.StatusConditions().Get(karpv1.ConditionTypeInitialized).IsTrue()).To(BeTrue(), "NodeClaim %s", nc.Name)
-		}
+		Eventually(func(g Gomega) {
+			claims, err := s.NodeClaims(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(claims).To(HaveLen(nodes))
+			for _, nc := range claims {
+				g.Expect(nc.StatusConditions().Get(karpv1.ConditionTypeInitialized).IsTrue()).To(BeTrue(), "NodeClaim %s", nc.Name)
+			}
+		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 		// A NodeClaim that failed would have been replaced: exactly one per node was created.
 		Expect(s.ProviderMetrics(ctx).Sum("karpenter_nodeclaims_created_total", nil)).To(BeEquivalentTo(nodes))
 		AddReportEntry("calls answered 429", s.FakeCalls(ctx, "", "429"))

@@ -116,8 +116,8 @@ func (b *Backend) scheduleExpunge(id string) {
 		b.expungeIfDestroyed(id)
 		return
 	}
-	// The fake clock runs callbacks under its lock; expunging reads the clock-free store only,
-	// but a goroutine keeps the callback short either way.
+	// Timer callbacks must return quickly (the fake clock even runs them under its lock), so
+	// the expunge itself runs on its own goroutine.
 	b.Clock.AfterFunc(b.Settings.ExpungeDelay, func() { go b.expungeIfDestroyed(id) })
 }
 

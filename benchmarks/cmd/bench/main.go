@@ -1,0 +1,177 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command bench runs one benchmark scenario on a KWOK cluster with our provider over the
+// fake cloud and, with -baseline, the same scenario with Karpenter's KWOK provider, and writes
+// the results as JSON, a Markdown table and a PNG timeline.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/run"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+)
+
+// stopTimeout bounds the teardown after a run, which must happen even after a Ctrl-C.
+const stopTimeout = 2 * time.Minute
+
+type options struct {
+	scenario.Scenario
+	size     int
+	baseline bool
+	out      string
+	timeout  time.Duration
+	env      []string
+}
+
+func main() {
+	o, err := parseFlags()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := benchmark(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags() (options, error) {
+	var o options
+	id := flag.String("scenario", "S1", "scenario of docs/benchmarks.md: S1, S2, S4 or S5")
+	flag.IntVar(&o.size, "nodes", 100, "scale of the scenario: pods for S1, pods (one node each) for S2, S4 and S5")
+	flag.BoolVar(&o.baseline, "baseline", false, "also run the scenario with Karpenter's KWOK provider and report ratios")
+	flag.StringVar(&o.out, "out", ".bench", "folder for results and run logs")
+	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "limit of each provider's scale-out (and of the scale-down)")
+	providerEnv := flag.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider, such as BATCH_MAX_DURATION=2s")
+	flag.Parse()
+	s, err := scenario.ByID(*id)
+	if err != nil {
+		return o, err
+	}
+	o.Scenario = s
+	if *providerEnv != "" {
+		o.env = strings.Split(*providerEnv, ",")
+	}
+	if o.baseline && !s.Baseline() {
+		return o, fmt.Errorf("%s configures the fake cloud, which the KWOK baseline does not have", s.ID)
+	}
+	if o.size <= 0 {
+		return o, errors.New("-nodes must be positive")
+	}
+	return o, nil
+}
+
+func benchmark(ctx context.Context, o options) error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("creating %s, %w", o.out, err)
+	}
+	started := time.Now().UTC()
+	result := report.Run{
+		Command: strings.Join(append([]string{"go run ./benchmarks/cmd/bench"}, os.Args[1:]...), " "),
+		Machine: fmt.Sprintf("%d cores, %s", runtime.NumCPU(), runtime.GOOS),
+		Started: started.Format(time.RFC3339),
+	}
+	fmt.Fprintf(os.Stderr, "%s (%s), size %d\n", o.ID, o.Description, o.size)
+	starts := []func(context.Context, framework.Paths) (*run.Target, error){
+		func(ctx context.Context, p framework.Paths) (*run.Target, error) { return run.StartOurs(ctx, p, o.env) },
+	}
+	if o.baseline {
+		starts = append(starts, run.StartBaseline)
+	}
+	for i, start := range starts {
+		r, err := runOne(ctx, o, start, started, i)
+		if err != nil {
+			return err
+		}
+		result.Results = append(result.Results, r)
+	}
+	return write(o, result)
+}
+
+// runOne brings up one provider's cluster, measures the scenario and tears it all down. The
+// run folder (logs) is kept when the run did not complete.
+func runOne(ctx context.Context, o options, start func(context.Context, framework.Paths) (*run.Target, error), started time.Time, i int) (report.Result, error) {
+	p, err := framework.DefaultPaths("bench")
+	if err != nil {
+		return report.Result{}, err
+	}
+	abs, err := filepath.Abs(o.out)
+	if err != nil {
+		return report.Result{}, fmt.Errorf("resolving %s, %w", o.out, err)
+	}
+	p.RunDir = filepath.Join(abs, "runs", fmt.Sprintf("%s-%s-%d-%d", started.Format("20060102-150405"), o.ID, o.size, i))
+	t, err := start(ctx, p)
+	defer func() {
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+		defer cancel()
+		if t != nil {
+			if err := t.Stop(stopCtx); err != nil {
+				fmt.Fprintln(os.Stderr, "stopping:", err)
+			}
+		}
+	}()
+	if err != nil {
+		return report.Result{}, fmt.Errorf("starting (logs in %s), %w", p.RunDir, err)
+	}
+	r := run.Measure(ctx, t, o.Scenario, o.size, o.timeout, os.Stderr)
+	if r.Completed {
+		defer func() { _ = os.RemoveAll(p.RunDir) }()
+	} else {
+		fmt.Fprintf(os.Stderr, "%s did not complete (logs kept in %s): %s\n", r.Provider, p.RunDir, r.Error)
+	}
+	return r, nil
+}
+
+func write(o options, r report.Run) error {
+	base := filepath.Join(o.out, fmt.Sprintf("%s-%d", o.ID, o.size))
+	if err := report.WriteJSON(base+".json", r); err != nil {
+		return err
+	}
+	md := report.Markdown(r) + fmt.Sprintf("\n![pods running and nodes ready](%s-%d.png) %s\n", o.ID, o.size, legend(r))
+	if err := os.WriteFile(base+".md", []byte(md), 0o644); err != nil {
+		return fmt.Errorf("writing %s.md, %w", base, err)
+	}
+	if err := report.WritePNG(base+".png", report.Render(report.Timeline(r.Results), 60)); err != nil {
+		return err
+	}
+	fmt.Println(md)
+	return nil
+}
+
+// legend names the colours of the timeline, which the PNG itself has no text for.
+func legend(r report.Run) string {
+	var parts []string
+	for _, s := range report.Timeline(r.Results) {
+		parts = append(parts, fmt.Sprintf("%s: #%02x%02x%02x", s.Name, s.Color.R, s.Color.G, s.Color.B))
+	}
+	return "(x: seconds, a tick per minute; " + strings.Join(parts, ", ") + ")"
+}

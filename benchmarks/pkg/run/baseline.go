@@ -1,0 +1,145 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/catalog"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/process"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
+)
+
+const (
+	kwokProviderName = "karpenter-kwok"
+	kwokGroup        = "karpenter.kwok.sh"
+	// readyTimeout matches the framework's: Karpenter core syncs its caches before /readyz.
+	readyTimeout = 2 * time.Minute
+)
+
+// StartBaseline brings up the same kind of cluster as StartOurs with Karpenter's KWOK
+// provider in place of the fake cloud and ours, seeing the fake's default world as its
+// instance-type catalogue.
+func StartBaseline(ctx context.Context, p framework.Paths) (*Target, error) {
+	settings, err := framework.NewSettings("bench-kwok")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(p.RunDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating run folder, %w", err)
+	}
+	if err := process.ClaimRun(p.RunDir); err != nil {
+		return nil, err
+	}
+	c := cluster.Options{Name: settings.ClusterName, Runtime: cluster.RuntimeBinary, BinDir: p.BinDir, WorkDir: p.KwokDir(), Kubeconfig: p.Kubeconfig()}
+	runner := process.NewRunner(p.RunDir)
+	t := &Target{Provider: "kwok", pidFiles: pidFiles(p, c, kwokProviderName), stop: func(ctx context.Context) error {
+		return errors.Join(runner.Stop(kwokProviderName), cluster.Delete(ctx, c, p.LogPath("kwokctl")), os.RemoveAll(p.KwokDir()), process.Release(p.RunDir))
+	}}
+	if err := cluster.Create(ctx, c, p.LogPath("kwokctl")); err != nil {
+		return t, err
+	}
+	if t.Client, err = framework.NewClient(p.Kubeconfig()); err != nil {
+		return t, err
+	}
+	kwokCRDs, err := kwokCRDDir()
+	if err != nil {
+		return t, err
+	}
+	for _, dir := range []string{p.CRDDir(), kwokCRDs} {
+		if err := framework.InstallCRDs(ctx, t.Client, dir); err != nil {
+			return t, err
+		}
+	}
+	catalogPath := filepath.Join(p.RunDir, "instance-types.json")
+	if err := writeCatalog(catalogPath); err != nil {
+		return t, err
+	}
+	provider := component.Component{
+		Name:   kwokProviderName,
+		Binary: p.Bin(kwokProviderName),
+		Env: []string{
+			"KUBECONFIG=" + p.Kubeconfig(),
+			"DISABLE_LEADER_ELECTION=true",
+			"METRICS_PORT=" + strconv.Itoa(settings.MetricsPort),
+			"HEALTH_PROBE_PORT=" + strconv.Itoa(settings.HealthPort),
+			"INSTANCE_TYPES_FILE_PATH=" + catalogPath,
+		},
+		Ports:    map[string]int{"metrics": settings.MetricsPort, "health": settings.HealthPort},
+		ReadyURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", settings.HealthPort),
+	}
+	if err := runner.Start(context.WithoutCancel(ctx), provider); err != nil {
+		return t, err
+	}
+	if err := runner.WaitReady(ctx, kwokProviderName, readyTimeout); err != nil {
+		return t, err
+	}
+	if err := t.Client.Create(ctx, kwokNodeClass(NodePoolName)); err != nil {
+		return t, fmt.Errorf("creating KWOK node class, %w", err)
+	}
+	np := objects.NodePool(NodePoolName, NodePoolName)
+	np.Spec.Template.Spec.NodeClassRef.Group, np.Spec.Template.Spec.NodeClassRef.Kind = kwokGroup, "KWOKNodeClass"
+	if err := t.Client.Create(ctx, np); err != nil {
+		return t, fmt.Errorf("creating node pool, %w", err)
+	}
+	return t, nil
+}
+
+// kwokNodeClass is unstructured: the KWOK provider's API has no fields, and its CRD defaults
+// the Ready condition.
+func kwokNodeClass(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(kwokGroup + "/v1alpha1")
+	u.SetKind("KWOKNodeClass")
+	u.SetName(name)
+	return u
+}
+
+func writeCatalog(path string) error {
+	raw, err := catalog.JSON(catalog.FromWorld(world.Default()))
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		return fmt.Errorf("writing instance types, %w", err)
+	}
+	return nil
+}
+
+// kwokCRDDir is the KWOKNodeClass CRD in the Karpenter module the workspace pins, which is
+// the version bin/karpenter-kwok is built from.
+func kwokCRDDir() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/karpenter").Output()
+	if err != nil {
+		return "", fmt.Errorf("locating the karpenter module, %w", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "kwok", "apis", "crds"), nil
+}

@@ -1,0 +1,164 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+)
+
+// Measure runs the scenario on t and returns what it measured. A timeout or failure half way
+// still returns the figures gathered so far, with the error in the result.
+func Measure(ctx context.Context, t *Target, s scenario.Scenario, size int, timeout time.Duration, progress io.Writer) report.Result {
+	r := report.Result{Scenario: s.ID, Size: size, Provider: t.Provider}
+	err := measure(ctx, t, s, size, timeout, progress, &r)
+	if err != nil {
+		r.Error = err.Error()
+	}
+	r.Completed = err == nil
+	return r
+}
+
+func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, timeout time.Duration, progress io.Writer, r *report.Result) error {
+	if s.Cloud != nil {
+		if err := s.Cloud(ctx, t.Fake); err != nil {
+			return err
+		}
+	}
+	deployments, pods := s.Workload(size)
+	r.Pods = pods
+	before, err := t.Calls(ctx)
+	if err != nil {
+		return err
+	}
+	w := &watcher{client: t.Client, label: s.ID + " " + t.Provider, progress: progress, start: time.Now()}
+	for _, d := range deployments {
+		if err := t.Client.Create(ctx, d); err != nil {
+			return fmt.Errorf("creating deployment %s, %w", d.Name, err)
+		}
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	last, waitErr := w.until(waitCtx, func(s report.Sample) bool { return s.PodsRunning >= pods })
+	elapsed := time.Since(w.start)
+	r.Timeline, r.Nodes, r.Seconds = w.timeline, last.NodesReady, elapsed.Seconds()
+	r.NodesPerMinute = stats.PerMinute(last.NodesReady, elapsed)
+	errs := []error{waitErr, latencies(ctx, t.Client, r)}
+	if s.ScaleDown && waitErr == nil {
+		errs = append(errs, scaleDown(ctx, t, deployments, w, timeout, r))
+	}
+	errs = append(errs, costs(ctx, t, before, r))
+	return errors.Join(errs...)
+}
+
+// scaleDown deletes the workload and waits until every node is gone; the headline time and
+// the call counts then cover the scale-down only.
+func scaleDown(ctx context.Context, t *Target, deployments []*appsv1.Deployment, w *watcher, timeout time.Duration, r *report.Result) error {
+	np := &karpv1.NodePool{}
+	if err := t.Client.Get(ctx, client.ObjectKey{Name: NodePoolName}, np); err != nil {
+		return fmt.Errorf("getting node pool, %w", err)
+	}
+	consolidateWhenEmpty(np)
+	if err := t.Client.Update(ctx, np); err != nil {
+		return fmt.Errorf("enabling consolidation, %w", err)
+	}
+	nodes := r.Nodes
+	start := time.Now()
+	for _, d := range deployments {
+		if err := t.Client.Delete(ctx, d, client.PropagationPolicy("Background")); err != nil {
+			return fmt.Errorf("deleting deployment %s, %w", d.Name, err)
+		}
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	last, err := w.until(waitCtx, func(s report.Sample) bool { return s.NodesReady == 0 })
+	elapsed := time.Since(start)
+	r.Timeline, r.Seconds = w.timeline, elapsed.Seconds()
+	r.NodesPerMinute = stats.PerMinute(nodes-last.NodesReady, elapsed)
+	return err
+}
+
+// latencies reads pod startup (creation to Ready) and NodeClaim creation to Registered and
+// Initialized from the objects' condition transition times, which the API server keeps to
+// the second.
+func latencies(ctx context.Context, c client.Client, r *report.Result) error {
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.InNamespace(objects.Namespace)); err != nil {
+		return fmt.Errorf("listing pods, %w", err)
+	}
+	var startup []time.Duration
+	for _, p := range pods.Items {
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
+				startup = append(startup, cond.LastTransitionTime.Sub(p.CreationTimestamp.Time))
+			}
+		}
+	}
+	r.PodStartup = stats.Summarise(startup)
+	claims := &karpv1.NodeClaimList{}
+	if err := c.List(ctx, claims); err != nil {
+		return fmt.Errorf("listing node claims, %w", err)
+	}
+	r.NodeClaims = len(claims.Items)
+	var registered, initialized []time.Duration
+	for _, nc := range claims.Items {
+		if d, ok := sinceCreation(nc, karpv1.ConditionTypeRegistered); ok {
+			registered = append(registered, d)
+		}
+		if d, ok := sinceCreation(nc, karpv1.ConditionTypeInitialized); ok {
+			initialized = append(initialized, d)
+		}
+	}
+	r.NodeClaimRegistered, r.NodeClaimInitialized = stats.Summarise(registered), stats.Summarise(initialized)
+	return nil
+}
+
+func sinceCreation(nc karpv1.NodeClaim, condition string) (time.Duration, bool) {
+	cond := nc.StatusConditions().Get(condition)
+	if cond == nil || !cond.IsTrue() {
+		return 0, false
+	}
+	return cond.LastTransitionTime.Sub(nc.CreationTimestamp.Time), true
+}
+
+// costs reads the cloud calls made since before and what each process has cost so far.
+func costs(ctx context.Context, t *Target, before stats.Calls, r *report.Result) error {
+	after, err := t.Calls(ctx)
+	if err != nil {
+		return err
+	}
+	if after != nil {
+		r.Calls = after.Sub(before)
+		r.CallsPerNode = r.Calls.PerNode(max(r.Nodes, r.NodeClaims))
+		r.Throttled, r.NoCapacity = r.Calls.ByCode("429"), r.Calls.ByCode("533")
+	}
+	r.Processes, err = t.Usage()
+	return err
+}

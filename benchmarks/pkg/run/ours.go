@@ -1,0 +1,76 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package run
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+)
+
+// StartOurs brings up the e2e environment (cluster, fake cloud, our provider) with a
+// NodeClass and NodePool, and waits until the NodeClass is ready so that the measured time
+// starts with a provisioner able to launch.
+func StartOurs(ctx context.Context, p framework.Paths, providerEnv []string) (*Target, error) {
+	settings, err := framework.NewSettings("bench")
+	if err != nil {
+		return nil, err
+	}
+	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: settings, Runtime: cluster.RuntimeBinary, ProviderEnv: providerEnv})
+	t := &Target{Provider: "cloudstack", stop: func(ctx context.Context) error {
+		if env == nil {
+			return nil
+		}
+		return env.Stop(ctx)
+	}}
+	if err != nil {
+		return t, err
+	}
+	t.Client, t.Fake = env.Client, env.Fake
+	t.pidFiles = pidFiles(p, env.Cluster, component.FakeCloudName, component.ProviderName)
+	nodeClass := objects.NodeClass(NodePoolName)
+	if err := t.Client.Create(ctx, nodeClass); err != nil {
+		return t, fmt.Errorf("creating node class, %w", err)
+	}
+	if err := t.Client.Create(ctx, objects.NodePool(NodePoolName, NodePoolName)); err != nil {
+		return t, fmt.Errorf("creating node pool, %w", err)
+	}
+	return t, waitNodeClassReady(ctx, t.Client, nodeClass.Name)
+}
+
+func waitNodeClassReady(ctx context.Context, c client.Client, name string) error {
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		nc := &csv1.CloudStackNodeClass{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, nc); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		return nc.StatusConditions().Root().IsTrue(), nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for node class %s, %w", name, err)
+	}
+	return nil
+}

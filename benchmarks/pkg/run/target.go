@@ -1,0 +1,118 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package run brings up a cluster with one provisioner (ours on the fake cloud, or
+// Karpenter's KWOK provider as the baseline), runs a scenario on it and measures it.
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+)
+
+// NodePoolName is the one NodePool of every run.
+const NodePoolName = "bench"
+
+// Target is a running cluster with its provisioner.
+type Target struct {
+	// Provider names the provisioner in results.
+	Provider string
+	Client   client.Client
+	// Fake is the fake cloud; nil on the baseline.
+	Fake *fakeadmin.Client
+	// pids lists the files holding the pid of each measured process.
+	pidFiles map[string]string
+	stop     func(context.Context) error
+}
+
+// Stop ends every process and deletes the cluster.
+func (t *Target) Stop(ctx context.Context) error { return t.stop(ctx) }
+
+// Calls reads the fake cloud's call counts; the baseline has none.
+func (t *Target) Calls(ctx context.Context) (stats.Calls, error) {
+	if t.Fake == nil {
+		return nil, nil
+	}
+	calls := stats.Calls{}
+	if err := t.Fake.Do(ctx, "GET", "/admin/calls", nil, &calls); err != nil {
+		return nil, fmt.Errorf("reading call counts, %w", err)
+	}
+	return calls, nil
+}
+
+// Usage reads the cost of every measured process still running.
+func (t *Target) Usage() (map[string]procstat.Usage, error) {
+	out := map[string]procstat.Usage{}
+	for name, file := range t.pidFiles {
+		pid, err := readPid(file)
+		if err != nil {
+			return out, err
+		}
+		u, err := procstat.Read(pid)
+		if err != nil {
+			return out, fmt.Errorf("measuring %s, %w", name, err)
+		}
+		out[name] = u
+	}
+	return out, nil
+}
+
+// readPid reads the first line of a pid file, the format of both the framework's and
+// kwokctl's.
+func readPid(path string) (int, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading pid file, %w", err)
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(string(raw)), "\n")
+	pid, err := strconv.Atoi(first)
+	if err != nil {
+		return 0, fmt.Errorf("parsing pid file %s, %w", path, err)
+	}
+	return pid, nil
+}
+
+// pidFiles are where the framework's runner and kwokctl's binary runtime keep the pids of
+// the processes a benchmark measures.
+func pidFiles(p framework.Paths, c cluster.Options, runnerNames ...string) map[string]string {
+	out := map[string]string{}
+	for _, n := range runnerNames {
+		out[n] = filepath.Join(p.RunDir, "pids", n+".pid")
+	}
+	for _, n := range []string{"kube-apiserver", "etcd"} {
+		out[n] = filepath.Join(c.WorkDir, "clusters", c.Name, "pids", n+".pid")
+	}
+	return out
+}
+
+// consolidateWhenEmpty lets Karpenter remove empty nodes at once, for scale-down runs.
+func consolidateWhenEmpty(np *karpv1.NodePool) {
+	np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmpty
+	np.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("0s")
+}

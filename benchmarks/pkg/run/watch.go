@@ -1,0 +1,98 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+)
+
+const (
+	// samplePeriod sets the timeline's resolution; listing 2,000 nodes and pods every two
+	// seconds costs the API server little next to the scale-out it watches.
+	samplePeriod = 2 * time.Second
+	// progressPeriod paces the progress lines on stderr.
+	progressPeriod = 5 * time.Second
+)
+
+// watcher samples the cluster until a condition holds, keeping the timeline.
+type watcher struct {
+	client   client.Client
+	label    string
+	progress io.Writer
+	start    time.Time
+	timeline []report.Sample
+}
+
+// until samples every samplePeriod until done holds for a sample or ctx ends; it returns
+// the last sample.
+func (w *watcher) until(ctx context.Context, done func(report.Sample) bool) (report.Sample, error) {
+	ticker := time.NewTicker(samplePeriod)
+	defer ticker.Stop()
+	lastProgress := time.Time{}
+	for {
+		s, err := w.sample(ctx)
+		if err != nil {
+			return s, err
+		}
+		w.timeline = append(w.timeline, s)
+		if time.Since(lastProgress) >= progressPeriod || done(s) {
+			_, _ = fmt.Fprintf(w.progress, "[%s] %5.0fs pods running %d, nodes ready %d\n", w.label, s.Seconds, s.PodsRunning, s.NodesReady)
+			lastProgress = time.Now()
+		}
+		if done(s) {
+			return s, nil
+		}
+		select {
+		case <-ctx.Done():
+			return s, fmt.Errorf("waiting, %w", ctx.Err())
+		case <-ticker.C:
+		}
+	}
+}
+
+func (w *watcher) sample(ctx context.Context) (report.Sample, error) {
+	pods := &corev1.PodList{}
+	if err := w.client.List(ctx, pods, client.InNamespace(objects.Namespace)); err != nil {
+		return report.Sample{}, fmt.Errorf("listing pods, %w", err)
+	}
+	nodes := &corev1.NodeList{}
+	if err := w.client.List(ctx, nodes); err != nil {
+		return report.Sample{}, fmt.Errorf("listing nodes, %w", err)
+	}
+	s := report.Sample{Seconds: time.Since(w.start).Seconds()}
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			s.PodsRunning++
+		}
+	}
+	for _, n := range nodes.Items {
+		if framework.NodeReady(&n) {
+			s.NodesReady++
+		}
+	}
+	return s, nil
+}
