@@ -43,6 +43,7 @@ var rows = []row{
 	{"CloudStack calls per node", Result.TotalCallsPerNode, ""},
 	{"429 answers", func(r Result) float64 { return float64(r.Throttled) }, ""},
 	{"533 answers", func(r Result) float64 { return float64(r.NoCapacity) }, ""},
+	{"failed deploy jobs", func(r Result) float64 { return float64(r.FailedDeployJobs) }, ""},
 }
 
 // Markdown renders a run: one column per provider and, with a baseline, the ratio of ours

@@ -33,10 +33,10 @@ func results() []Result {
 		Calls:        stats.Calls{"deployVirtualMachine": {"200": 20, "429": 2}},
 		CallsPerNode: map[string]float64{"deployVirtualMachine": 1.1, "listVirtualMachines": 0.4},
 		Processes:    map[string]procstat.Usage{"karpenter-cloudstack": {CPUSeconds: 12.5, PeakRSSMiB: 150}},
-		Timeline:     []Sample{{0, 0, 0}, {30, 40, 10}, {60, 100, 20}},
+		Timeline:     []Sample{{Seconds: 0}, {Seconds: 30, PodsRunning: 40, NodesReady: 10, Nodes: 12}, {Seconds: 60, PodsRunning: 100, NodesReady: 20, Nodes: 20}},
 	}
 	base := Result{Scenario: "S1", Size: 100, Provider: "kwok", Completed: false, Seconds: 40, Nodes: 20,
-		Timeline: []Sample{{0, 0, 0}, {40, 100, 20}}}
+		Timeline: []Sample{{Seconds: 0}, {Seconds: 40, PodsRunning: 100, NodesReady: 20, Nodes: 20}}}
 	return []Result{ours, base}
 }
 

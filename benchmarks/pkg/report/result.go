@@ -32,6 +32,8 @@ type Sample struct {
 	Seconds     float64 `json:"seconds"`
 	PodsRunning int     `json:"podsRunning"`
 	NodesReady  int     `json:"nodesReady"`
+	// Nodes counts every Node object, Ready or not: a scale-down ends when none is left.
+	Nodes int `json:"nodes"`
 }
 
 // Result is one provider's run of one scenario.
@@ -59,6 +61,9 @@ type Result struct {
 	CallsPerNode map[string]float64 `json:"callsPerNode,omitempty"`
 	Throttled    int                `json:"throttled429"`
 	NoCapacity   int                `json:"capacity533"`
+	// FailedDeployJobs are deploy jobs that failed after being accepted, as capacity errors
+	// (533 in the job result) do.
+	FailedDeployJobs int `json:"failedDeployJobs"`
 
 	Processes map[string]procstat.Usage `json:"processes"`
 	Timeline  []Sample                  `json:"timeline"`
@@ -75,10 +80,10 @@ func (r Result) TotalCallsPerNode() float64 {
 
 // Run is one invocation of the command: our provider and, in baseline mode, the KWOK one.
 type Run struct {
-	Command  string  `json:"command"`
-	Machine  string  `json:"machine"`
-	Started  string  `json:"started"`
-	Results  []Result `json:"results"`
+	Command string   `json:"command"`
+	Machine string   `json:"machine"`
+	Started string   `json:"started"`
+	Results []Result `json:"results"`
 }
 
 // WriteJSON saves the run at path.

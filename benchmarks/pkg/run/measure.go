@@ -85,8 +85,10 @@ func scaleDown(ctx context.Context, t *Target, deployments []*appsv1.Deployment,
 	if err := t.Client.Get(ctx, client.ObjectKey{Name: NodePoolName}, np); err != nil {
 		return fmt.Errorf("getting node pool, %w", err)
 	}
+	// A merge patch, as Karpenter keeps updating the NodePool's status during the run.
+	orig := np.DeepCopy()
 	consolidateWhenEmpty(np)
-	if err := t.Client.Update(ctx, np); err != nil {
+	if err := t.Client.Patch(ctx, np, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("enabling consolidation, %w", err)
 	}
 	nodes := r.Nodes
@@ -98,10 +100,10 @@ func scaleDown(ctx context.Context, t *Target, deployments []*appsv1.Deployment,
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	last, err := w.until(waitCtx, func(s report.Sample) bool { return s.NodesReady == 0 })
+	last, err := w.until(waitCtx, func(s report.Sample) bool { return s.Nodes == 0 })
 	elapsed := time.Since(start)
 	r.Timeline, r.Seconds = w.timeline, elapsed.Seconds()
-	r.NodesPerMinute = stats.PerMinute(nodes-last.NodesReady, elapsed)
+	r.NodesPerMinute = stats.PerMinute(nodes-last.Nodes, elapsed)
 	return err
 }
 
@@ -158,6 +160,9 @@ func costs(ctx context.Context, t *Target, before stats.Calls, r *report.Result)
 		r.Calls = after.Sub(before)
 		r.CallsPerNode = r.Calls.PerNode(max(r.Nodes, r.NodeClaims))
 		r.Throttled, r.NoCapacity = r.Calls.ByCode("429"), r.Calls.ByCode("533")
+	}
+	if r.FailedDeployJobs, err = t.FailedDeployJobs(ctx); err != nil {
+		return err
 	}
 	r.Processes, err = t.Usage()
 	return err

@@ -49,7 +49,7 @@ func StartOurs(ctx context.Context, p framework.Paths, providerEnv []string) (*T
 	if err != nil {
 		return t, err
 	}
-	t.Client, t.Fake = env.Client, env.Fake
+	t.Client, t.Fake, t.fakeMetrics = env.Client, env.Fake, env.MetricsURL(component.FakeCloudName)
 	t.pidFiles = pidFiles(p, env.Cluster, component.FakeCloudName, component.ProviderName)
 	nodeClass := objects.NodeClass(NodePoolName)
 	if err := t.Client.Create(ctx, nodeClass); err != nil {

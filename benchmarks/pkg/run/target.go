@@ -34,6 +34,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/metrics"
 )
 
 // NodePoolName is the one NodePool of every run.
@@ -44,8 +45,10 @@ type Target struct {
 	// Provider names the provisioner in results.
 	Provider string
 	Client   client.Client
-	// Fake is the fake cloud; nil on the baseline.
-	Fake *fakeadmin.Client
+	// Fake is the fake cloud and fakeMetrics its Prometheus endpoint; nil and empty on the
+	// baseline.
+	Fake        *fakeadmin.Client
+	fakeMetrics string
 	// pids lists the files holding the pid of each measured process.
 	pidFiles map[string]string
 	stop     func(context.Context) error
@@ -64,6 +67,18 @@ func (t *Target) Calls(ctx context.Context) (stats.Calls, error) {
 		return nil, fmt.Errorf("reading call counts, %w", err)
 	}
 	return calls, nil
+}
+
+// FailedDeployJobs counts the deploy jobs the fake failed since it started.
+func (t *Target) FailedDeployJobs(ctx context.Context) (int, error) {
+	if t.fakeMetrics == "" {
+		return 0, nil
+	}
+	f, err := metrics.Scrape(ctx, t.fakeMetrics)
+	if err != nil {
+		return 0, err
+	}
+	return int(f.Sum("fakecloudstack_job_duration_seconds", map[string]string{"command": "deployVirtualMachine", "status": "failed"})), nil
 }
 
 // Usage reads the cost of every measured process still running.

@@ -60,7 +60,7 @@ func (w *watcher) until(ctx context.Context, done func(report.Sample) bool) (rep
 		}
 		w.timeline = append(w.timeline, s)
 		if time.Since(lastProgress) >= progressPeriod || done(s) {
-			_, _ = fmt.Fprintf(w.progress, "[%s] %5.0fs pods running %d, nodes ready %d\n", w.label, s.Seconds, s.PodsRunning, s.NodesReady)
+			_, _ = fmt.Fprintf(w.progress, "[%s] %5.0fs pods running %d, nodes ready %d of %d\n", w.label, s.Seconds, s.PodsRunning, s.NodesReady, s.Nodes)
 			lastProgress = time.Now()
 		}
 		if done(s) {
@@ -83,7 +83,7 @@ func (w *watcher) sample(ctx context.Context) (report.Sample, error) {
 	if err := w.client.List(ctx, nodes); err != nil {
 		return report.Sample{}, fmt.Errorf("listing nodes, %w", err)
 	}
-	s := report.Sample{Seconds: time.Since(w.start).Seconds()}
+	s := report.Sample{Seconds: time.Since(w.start).Seconds(), Nodes: len(nodes.Items)}
 	for _, p := range pods.Items {
 		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
 			s.PodsRunning++

@@ -1,0 +1,134 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/awslabs/operatorpkg/status"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+)
+
+var t0 = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+
+func at(seconds int) metav1.Time { return metav1.NewTime(t0.Add(time.Duration(seconds) * time.Second)) }
+
+func pod(name string, readyAfter int) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: objects.Namespace, CreationTimestamp: at(0)}}
+	if readyAfter >= 0 {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: at(readyAfter)}}
+	}
+	return p
+}
+
+// nodeClaim is created at 10 s; initialized < 0 leaves it registered but not initialized.
+func nodeClaim(name string, registered, initialized int) *karpv1.NodeClaim {
+	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: at(10)}}
+	init := status.Condition{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionFalse, LastTransitionTime: at(10)}
+	if initialized >= 0 {
+		init.Status, init.LastTransitionTime = metav1.ConditionTrue, at(10+initialized)
+	}
+	nc.Status.Conditions = []status.Condition{
+		{Type: karpv1.ConditionTypeRegistered, Status: metav1.ConditionTrue, LastTransitionTime: at(10 + registered)},
+		init,
+	}
+	return nc
+}
+
+func TestLatenciesComeFromConditionTransitions(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		pod("a", 5), pod("b", 20), pod("pending", -1),
+		nodeClaim("n1", 4, 6), nodeClaim("n2", 8, -1),
+	).Build()
+	var r report.Result
+	if err := latencies(context.Background(), c, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.PodStartup != (stats.Quantiles{Count: 2, P50: 5, P99: 20, Max: 20}) {
+		t.Errorf("pod startup = %+v, want the two Ready pods only", r.PodStartup)
+	}
+	if r.NodeClaims != 2 || r.NodeClaimRegistered.P99 != 8 || r.NodeClaimInitialized != (stats.Quantiles{Count: 1, P50: 6, P99: 6, Max: 6}) {
+		t.Errorf("claims %d registered %+v initialized %+v", r.NodeClaims, r.NodeClaimRegistered, r.NodeClaimInitialized)
+	}
+}
+
+func TestCostsCountOnlyCallsOfTheRunPerNode(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			_, _ = io.WriteString(w, `# TYPE fakecloudstack_job_duration_seconds histogram
+fakecloudstack_job_duration_seconds_bucket{command="deployVirtualMachine",status="failed",le="+Inf"} 3
+fakecloudstack_job_duration_seconds_sum{command="deployVirtualMachine",status="failed"} 90
+fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status="failed"} 3
+fakecloudstack_job_duration_seconds_bucket{command="deployVirtualMachine",status="succeeded",le="+Inf"} 11
+fakecloudstack_job_duration_seconds_sum{command="deployVirtualMachine",status="succeeded"} 300
+fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status="succeeded"} 11
+`)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(stats.Calls{"deployVirtualMachine": {"200": 14, "533": 1}, "listZones": {"200": 3}, "listVirtualMachines": {"200": 6, "429": 2}})
+	}))
+	defer srv.Close()
+	pidFile := filepath.Join(t.TempDir(), "self.pid")
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n/usr/bin/self\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := &Target{Fake: fakeadmin.New(srv.URL), fakeMetrics: srv.URL + "/metrics", pidFiles: map[string]string{"self": pidFile}}
+	r := report.Result{Nodes: 4, NodeClaims: 5}
+	before := stats.Calls{"deployVirtualMachine": {"200": 4}, "listZones": {"200": 3}}
+	if err := costs(context.Background(), target, before, &r); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Calls["listZones"]; ok {
+		t.Error("calls made before the workload are counted")
+	}
+	// Five NodeClaims were launched although four nodes came up: every launch costs calls.
+	if r.CallsPerNode["deployVirtualMachine"] != 2.2 || r.CallsPerNode["listVirtualMachines"] != 1.6 {
+		t.Errorf("calls per node = %v", r.CallsPerNode)
+	}
+	if r.Throttled != 2 || r.NoCapacity != 1 || r.FailedDeployJobs != 3 {
+		t.Errorf("429s %d 533s %d failed jobs %d", r.Throttled, r.NoCapacity, r.FailedDeployJobs)
+	}
+	if u := r.Processes["self"]; u.Pid != os.Getpid() || u.PeakRSSMiB <= 0 {
+		t.Errorf("usage = %+v", u)
+	}
+}
+
+func TestScaleDownPolicyRemovesEmptyNodesAtOnce(t *testing.T) {
+	np := objects.NodePool(NodePoolName, NodePoolName)
+	consolidateWhenEmpty(np)
+	if np.Spec.Disruption.ConsolidationPolicy != karpv1.ConsolidationPolicyWhenEmpty || np.Spec.Disruption.ConsolidateAfter.Duration == nil || *np.Spec.Disruption.ConsolidateAfter.Duration != 0 {
+		t.Errorf("disruption = %+v", np.Spec.Disruption)
+	}
+}

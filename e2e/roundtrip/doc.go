@@ -1,0 +1,21 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package roundtrip proves the registration contract between the provider and the fake
+// cloud without a cluster: what the provider's bootstrap renders, the fake's node simulator
+// reads back. The e2e suites prove the same through real processes; this is the fast check.
+package roundtrip
