@@ -43,7 +43,7 @@ func main() {
 	op.
 		WithControllers(ctx, corecontrollers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(), op.EventRecorder,
 			cloudProvider, overlayUndecorated, clusterState, op.InstanceTypeStore, op.PredictionStore)...).
-		WithControllers(ctx, controllers.NewControllers(ctx, op.GetClient(), op.Clock, op.EventRecorder,
+		WithControllers(ctx, controllers.NewControllers(ctx, op.GetClient(), op.UncachedClient, op.Clock, op.EventRecorder,
 			op.NodeClassProviders, op.Pricing, op.Instances)...).
 		Start(ctx)
 }

@@ -31,12 +31,13 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 )
 
-// NewControllers returns the provider's controllers.
-func NewControllers(_ context.Context, kubeClient client.Client, clk clock.Clock, recorder events.Recorder,
+// NewControllers returns the provider's controllers. uncachedClient serves the objects the
+// provider may not watch cluster-wide (bootstrap token Secrets in kube-system).
+func NewControllers(_ context.Context, kubeClient, uncachedClient client.Client, clk clock.Clock, recorder events.Recorder,
 	nodeClassProviders nodeclass.Providers, pricingProvider *pricing.DefaultProvider, instances garbagecollection.Instances) []controller.Controller {
 	return []controller.Controller{
 		nodeclass.NewController(kubeClient, recorder, nodeClassProviders),
-		bootstraptoken.NewController(kubeClient, clk),
+		bootstraptoken.NewController(uncachedClient, clk),
 		garbagecollection.NewController(kubeClient, clk, instances),
 		pricing.NewController(pricingProvider),
 	}

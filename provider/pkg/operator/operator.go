@@ -51,7 +51,12 @@ import (
 type Operator struct {
 	*coreoperator.Operator
 
-	CloudStack           *csapi.Client
+	CloudStack *csapi.Client
+	// UncachedClient reads and writes Secrets, ConfigMaps and EndpointSlices straight through
+	// the API server: the manager's cached client would open cluster-wide informers on them,
+	// which needs read access to every Secret in the cluster. The chart grants only
+	// kube-system Secrets, one ConfigMap and the default namespace's EndpointSlices.
+	UncachedClient       client.Client
 	UnavailableOfferings *pkgcache.UnavailableOfferings
 	Pricing              *pricing.DefaultProvider
 	InstanceTypes        *instancetype.DefaultProvider
@@ -69,7 +74,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		lo.Must0(op.Manager.Add(csapi.NewCloudConfigReloader(opts.CloudConfig, api, creds, csapi.CloudConfigPollInterval)))
 	}
 	scope := csapi.Scope{ProjectID: creds.ProjectID}
-	kubeClient := op.GetClient()
+	uncached := lo.Must(client.New(op.GetConfig(), client.Options{Scheme: op.GetScheme(), Mapper: op.GetRESTMapper()}))
 
 	unavailable := pkgcache.NewUnavailableOfferings(op.Clock, pkgcache.UnavailableOfferingsTTL)
 	crmetrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -87,8 +92,8 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		SSHKey:          sshkey.NewDefaultProvider(api, newCache(sshkey.CacheTTL)),
 		AffinityGroup:   affinityGroups,
 	}
-	pricingProvider := pricing.NewDefaultProvider(api, kubeClient, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap})
-	userData := bootstrap.NewDefaultProvider(kubeClient, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
+	pricingProvider := pricing.NewDefaultProvider(api, uncached, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap})
+	userData := bootstrap.NewDefaultProvider(uncached, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
 
 	// The watcher needs tickers, which core's clock.Clock does not promise.
 	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, scope)
@@ -99,6 +104,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	return ctx, &Operator{
 		Operator:             op,
 		CloudStack:           api,
+		UncachedClient:       uncached,
 		UnavailableOfferings: unavailable,
 		Pricing:              pricingProvider,
 		InstanceTypes:        instancetype.NewDefaultProvider(opts.Region, pricingProvider, unavailable),

@@ -170,7 +170,7 @@ func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 		})
 		crash()
 	}()
-	if _, err := e.provider.Create(crashing, e.nodeClass, nodeClaim("node-y", "gplarge"), e.types); err == nil {
+	if r := e.createAllWithContext(t, crashing, nodeClaim("node-y", "gplarge"))[0]; r.err == nil {
 		t.Fatal("the crashed launch returned no error")
 	}
 	vm := e.api.VMs()[0]

@@ -114,15 +114,20 @@ type result struct {
 	err    error
 }
 
-// createAll launches the NodeClaims concurrently and moves the fake clock one poll interval at
-// a time until every launch returned.
+// createAll launches the NodeClaims concurrently and moves the fake clock until every launch
+// returned.
 func (e *env) createAll(t testing.TB, claims ...*karpv1.NodeClaim) []result {
+	t.Helper()
+	return e.createAllWithContext(t, context.Background(), claims...)
+}
+
+func (e *env) createAllWithContext(t testing.TB, ctx context.Context, claims ...*karpv1.NodeClaim) []result {
 	t.Helper()
 	out := make([]result, len(claims))
 	var wg sync.WaitGroup
 	for i, nc := range claims {
 		wg.Go(func() {
-			l, err := e.provider.Create(context.Background(), e.nodeClass, nc, e.types)
+			l, err := e.provider.Create(ctx, e.nodeClass, nc, e.types)
 			out[i] = result{l, err}
 		})
 	}
