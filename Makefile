@@ -57,7 +57,7 @@ TEST_ENV := KUBE_BIN_DIR=$(BIN) FAKECLOUDSTACK_BIN=$(BIN)/fakecloudstack
 GO_TEST_FLAGS ?= -count=1 -timeout 20m
 
 .PHONY: test
-test: tools build verify-generate unit e2e-smoke ## Unit tests of every module and the e2e smoke suite
+test: test-tools build verify-generate unit e2e-smoke ## Unit tests of every module and the e2e smoke suite
 
 .PHONY: unit
 unit: ## Unit and integration tests of every module (needs `make tools build`)
@@ -70,11 +70,11 @@ unit: ## Unit and integration tests of every module (needs `make tools build`)
 E2E_FLAGS := -count=1 -p 1 ./e2e/suites/... -ginkgo.v
 
 .PHONY: e2e-smoke
-e2e-smoke: tools build ## The e2e smoke subset (under 5 minutes)
+e2e-smoke: test-tools build ## The e2e smoke subset (under 5 minutes)
 	$(TEST_ENV) $(GO) test -timeout 15m $(E2E_FLAGS) -ginkgo.timeout 12m -ginkgo.label-filter=smoke
 
 .PHONY: e2e
-e2e: tools build ## All e2e suites on a KWOK cluster (E2E_RUNTIME=binary|kind)
+e2e: test-tools build ## All e2e suites on a KWOK cluster (E2E_RUNTIME=binary|kind)
 	$(TEST_ENV) $(GO) test -timeout 90m $(E2E_FLAGS) -ginkgo.timeout 85m
 
 MODULE_PATTERNS := $(addprefix ./,$(addsuffix /...,$(MODULES)))
@@ -89,12 +89,13 @@ lint: $(STATICCHECK) ## go vet and staticcheck on every module
 # Each run brings up its own KWOK cluster; -baseline repeats the scenario with Karpenter's KWOK
 # provider on an identical cluster so that benchmarks/README.md can report ratios measured in
 # the same run. -nodes is the pod count (S2, S4 and S5 place one pod per node).
+# -timeout bounds each scale-out, so that a stalled run still ends `make bench` in time.
 BENCH := $(TEST_ENV) $(GO) run ./benchmarks/cmd/bench -out .bench
 
 .PHONY: bench
 bench: tools build ## Small scale scenarios: S1 at 100 pods, S2 at 200 nodes (under 10 minutes)
-	$(BENCH) -scenario S1 -nodes 100 -baseline
-	$(BENCH) -scenario S2 -nodes 200 -baseline
+	$(BENCH) -scenario S1 -nodes 100 -baseline -timeout 3m
+	$(BENCH) -scenario S2 -nodes 200 -baseline -timeout 3m
 
 .PHONY: bench-scale
 bench-scale: tools build ## Thousands of nodes: S1 at 1000, S2 at 2000, S4 at 1000, S5

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package roundtrip proves the registration contract between the provider and the fake
 // cloud without a cluster: what the provider's bootstrap renders, the fake's node simulator
 // reads back. The e2e suites prove the same through real processes; this is the fast check.

@@ -66,7 +66,7 @@ func main() {
 
 func parseFlags() (options, error) {
 	var o options
-	id := flag.String("scenario", "S1", "scenario of docs/benchmarks.md: S1, S2, S4 or S5")
+	id := flag.String("scenario", "S1", "scenario of the benchmarks doc (issue 8): S1, S2, S4 or S5")
 	flag.IntVar(&o.size, "nodes", 100, "scale of the scenario: pods for S1, pods (one node each) for S2, S4 and S5")
 	flag.BoolVar(&o.baseline, "baseline", false, "also run the scenario with Karpenter's KWOK provider and report ratios")
 	flag.StringVar(&o.out, "out", ".bench", "folder for results and run logs")
@@ -147,6 +147,9 @@ func runOne(ctx context.Context, o options, start func(context.Context, framewor
 		defer func() { _ = os.RemoveAll(p.RunDir) }()
 	} else {
 		fmt.Fprintf(os.Stderr, "%s did not complete (logs kept in %s): %s\n", r.Provider, p.RunDir, r.Error)
+		if err := t.KeepClusterLogs(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
 	}
 	return r, nil
 }

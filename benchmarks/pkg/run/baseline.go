@@ -61,7 +61,7 @@ func StartBaseline(ctx context.Context, p framework.Paths) (*Target, error) {
 	}
 	c := cluster.Options{Name: settings.ClusterName, Runtime: cluster.RuntimeBinary, BinDir: p.BinDir, WorkDir: p.KwokDir(), Kubeconfig: p.Kubeconfig()}
 	runner := process.NewRunner(p.RunDir)
-	t := &Target{Provider: "kwok", pidFiles: pidFiles(p, c, kwokProviderName), stop: func(ctx context.Context) error {
+	t := &Target{Provider: "kwok", paths: p, cluster: c, pidFiles: pidFiles(p, c, kwokProviderName), stop: func(ctx context.Context) error {
 		return errors.Join(runner.Stop(kwokProviderName), cluster.Delete(ctx, c, p.LogPath("kwokctl")), os.RemoveAll(p.KwokDir()), process.Release(p.RunDir))
 	}}
 	if err := cluster.Create(ctx, c, p.LogPath("kwokctl")); err != nil {

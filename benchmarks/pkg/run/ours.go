@@ -50,6 +50,7 @@ func StartOurs(ctx context.Context, p framework.Paths, providerEnv []string) (*T
 		return t, err
 	}
 	t.Client, t.Fake, t.fakeMetrics = env.Client, env.Fake, env.MetricsURL(component.FakeCloudName)
+	t.paths, t.cluster = p, env.Cluster
 	t.pidFiles = pidFiles(p, env.Cluster, component.FakeCloudName, component.ProviderName)
 	nodeClass := objects.NodeClass(NodePoolName)
 	if err := t.Client.Create(ctx, nodeClass); err != nil {

@@ -51,7 +51,28 @@ type Target struct {
 	fakeMetrics string
 	// pids lists the files holding the pid of each measured process.
 	pidFiles map[string]string
+	paths    framework.Paths
+	cluster  cluster.Options
 	stop     func(context.Context) error
+}
+
+// KeepClusterLogs copies the control plane's logs into the run folder's logs/, where they
+// survive Stop, which deletes kwokctl's work directory with the cluster.
+func (t *Target) KeepClusterLogs() error {
+	logs, err := filepath.Glob(filepath.Join(t.cluster.WorkDir, "clusters", t.cluster.Name, "logs", "*.log"))
+	if err != nil {
+		return fmt.Errorf("listing cluster logs, %w", err)
+	}
+	for _, l := range logs {
+		raw, err := os.ReadFile(l)
+		if err != nil {
+			return fmt.Errorf("reading %s, %w", l, err)
+		}
+		if err := os.WriteFile(t.paths.LogPath(strings.TrimSuffix(filepath.Base(l), ".log")), raw, 0o644); err != nil {
+			return fmt.Errorf("keeping %s, %w", l, err)
+		}
+	}
+	return nil
 }
 
 // Stop ends every process and deletes the cluster.

@@ -48,7 +48,7 @@ type watcher struct {
 }
 
 // until samples every samplePeriod until done holds for a sample or ctx ends; it returns
-// the last sample.
+// the last sample taken, also when it gives up.
 func (w *watcher) until(ctx context.Context, done func(report.Sample) bool) (report.Sample, error) {
 	ticker := time.NewTicker(samplePeriod)
 	defer ticker.Stop()
@@ -56,7 +56,7 @@ func (w *watcher) until(ctx context.Context, done func(report.Sample) bool) (rep
 	for {
 		s, err := w.sample(ctx)
 		if err != nil {
-			return s, err
+			return w.last(), err
 		}
 		w.timeline = append(w.timeline, s)
 		if time.Since(lastProgress) >= progressPeriod || done(s) {
@@ -68,10 +68,17 @@ func (w *watcher) until(ctx context.Context, done func(report.Sample) bool) (rep
 		}
 		select {
 		case <-ctx.Done():
-			return s, fmt.Errorf("waiting, %w", ctx.Err())
+			return w.last(), fmt.Errorf("waiting, %w", ctx.Err())
 		case <-ticker.C:
 		}
 	}
+}
+
+func (w *watcher) last() report.Sample {
+	if len(w.timeline) == 0 {
+		return report.Sample{}
+	}
+	return w.timeline[len(w.timeline)-1]
 }
 
 func (w *watcher) sample(ctx context.Context) (report.Sample, error) {

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package scenario defines the workloads and cloud behaviour of the benchmark scenarios of
-// docs/benchmarks.md; size is each scenario's scale knob.
+// issue 8 (the shared benchmarks doc); size is each scenario's scale knob.
 package scenario
 
 import (

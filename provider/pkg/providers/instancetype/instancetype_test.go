@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clocktesting "k8s.io/utils/clock/testing"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -171,5 +172,20 @@ func BenchmarkGetInstanceTypesFromCache(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		_, _ = p.List(ctx, nc)
+	}
+}
+
+func TestGPUNameBecomesAValidLabelValue(t *testing.T) {
+	p, _, nc := setup(t)
+	types, err := p.List(context.Background(), nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := byName(types)["gpuxlarge"].Requirements.Get(v1.LabelInstanceGPUName)
+	if got := req.Values(); len(got) != 1 || got[0] != "NVIDIA-A10" {
+		t.Fatalf("%s = %v, want [NVIDIA-A10] (the card name \"NVIDIA A10\" made valid)", v1.LabelInstanceGPUName, got)
+	}
+	if errs := validation.IsValidLabelValue(req.Values()[0]); len(errs) > 0 {
+		t.Fatalf("invalid label value: %v", errs)
 	}
 }

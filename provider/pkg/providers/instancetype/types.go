@@ -18,9 +18,12 @@ package instancetype
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/scheduling"
@@ -94,7 +97,7 @@ func requirements(offering v1.ServiceOffering, s shape, zones, regions, archs []
 		key, value string
 	}{
 		{v1.LabelInstanceSize, s.size},
-		{v1.LabelInstanceGPUName, offering.GPUName},
+		{v1.LabelInstanceGPUName, labelValue(offering.GPUName)},
 	}
 	for _, o := range optional {
 		if o.value == "" {
@@ -138,4 +141,22 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// invalidLabelRun matches what a label value may not contain; CloudStack GPU card names such as
+// "NVIDIA A10" have spaces, and a requirement with an invalid value makes every NodeClaim of the
+// type fail to update.
+var invalidLabelRun = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// labelValue turns a CloudStack display name into a valid label value: runs of invalid
+// characters become one hyphen, the value starts and ends alphanumeric and has at most 63
+// characters ("NVIDIA A10" -> "NVIDIA-A10").
+func labelValue(name string) string {
+	value := invalidLabelRun.ReplaceAllString(name, "-")
+	if len(value) > validation.LabelValueMaxLength {
+		value = value[:validation.LabelValueMaxLength]
+	}
+	return strings.TrimFunc(value, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	})
 }
