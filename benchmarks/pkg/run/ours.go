@@ -46,11 +46,13 @@ func StartOurs(ctx context.Context, p framework.Paths, providerEnv []string) (*T
 		}
 		return env.Stop(ctx)
 	}}
+	if env != nil {
+		t.paths, t.cluster = p, env.Cluster
+	}
 	if err != nil {
 		return t, err
 	}
 	t.Client, t.Fake, t.fakeMetrics = env.Client, env.Fake, env.MetricsURL(component.FakeCloudName)
-	t.paths, t.cluster = p, env.Cluster
 	t.pidFiles = pidFiles(p, env.Cluster, component.FakeCloudName, component.ProviderName)
 	nodeClass := objects.NodeClass(NodePoolName)
 	if err := t.Client.Create(ctx, nodeClass); err != nil {

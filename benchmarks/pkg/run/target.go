@@ -20,6 +20,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,7 +77,11 @@ func (t *Target) KeepClusterLogs() error {
 }
 
 // Stop ends every process and deletes the cluster.
-func (t *Target) Stop(ctx context.Context) error { return t.stop(ctx) }
+func (t *Target) Stop(ctx context.Context) error {
+	dir := filepath.Join(t.cluster.WorkDir, "clusters", t.cluster.Name)
+	pids := clusterPids(dir)
+	return errors.Join(t.stop(ctx), endLeftovers(dir, pids))
+}
 
 // Calls reads the fake cloud's call counts; the baseline has none.
 func (t *Target) Calls(ctx context.Context) (stats.Calls, error) {

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -37,6 +38,13 @@ type State struct {
 	Latency jobs.Profile              `json:"latency"`
 }
 
+// TemplateRequest is the body of POST /admin/templates: a template published at run time, as
+// an image pipeline publishes a new build behind the same tags.
+type TemplateRequest struct {
+	Name string            `json:"name"`
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
 // CapacityRequest is the body of POST /admin/zones/{zone}/capacity.
 type CapacityRequest struct {
 	Hosts []capacity.HostGroup `json:"hosts"`
@@ -48,6 +56,7 @@ func (s *Server) adminRoutes(r *mux.Router) {
 	r.HandleFunc("/faults", s.putFaults).Methods(http.MethodPut, http.MethodPost)
 	r.HandleFunc("/latency", s.getLatency).Methods(http.MethodGet)
 	r.HandleFunc("/latency", s.putLatency).Methods(http.MethodPut, http.MethodPost)
+	r.HandleFunc("/templates", s.addTemplate).Methods(http.MethodPost)
 	r.HandleFunc("/zones/{zone}/capacity", s.setCapacity).Methods(http.MethodPost, http.MethodPut)
 	r.HandleFunc("/vms/{id}/destroy", s.destroyVM).Methods(http.MethodPost)
 	r.HandleFunc("/calls", s.getCalls).Methods(http.MethodGet)
@@ -91,6 +100,43 @@ func (s *Server) putLatency(w http.ResponseWriter, r *http.Request) {
 	}
 	s.backend.Jobs.SetLatency(p)
 	writeJSON(w, http.StatusOK, p)
+}
+
+// addTemplate registers a ready template shaped like the newest existing one (same OS, arch,
+// owner and zones) and created after every existing one, so selectors that pick the newest
+// match see it at once.
+func (s *Server) addTemplate(w http.ResponseWriter, r *http.Request) {
+	var req TemplateRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if req.Name == "" {
+		writeJSON(w, http.StatusBadRequest, adminError("name is required"))
+		return
+	}
+	if _, taken := s.backend.Store.Templates.Find(func(t store.Template) bool { return t.Name == req.Name }); taken {
+		writeJSON(w, http.StatusConflict, adminError(fmt.Sprintf("template %s already exists", req.Name)))
+		return
+	}
+	templates := s.backend.Store.Templates.List()
+	if len(templates) == 0 {
+		writeJSON(w, http.StatusConflict, adminError("the world has no template to model the new one on"))
+		return
+	}
+	newest := templates[0]
+	for _, t := range templates[1:] {
+		if t.Created.After(newest.Created) {
+			newest = t
+		}
+	}
+	tpl := newest
+	tpl.ID, tpl.Name, tpl.DisplayText, tpl.Tags = s.backend.Store.NewID(), req.Name, req.Name, req.Tags
+	tpl.Created = newest.Created.Add(time.Second)
+	if now := s.backend.Clock.Now(); now.After(tpl.Created) {
+		tpl.Created = now
+	}
+	s.backend.Store.Templates.Put(tpl.ID, tpl)
+	writeJSON(w, http.StatusCreated, tpl)
 }
 
 func (s *Server) setCapacity(w http.ResponseWriter, r *http.Request) {

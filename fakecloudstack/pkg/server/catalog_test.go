@@ -17,6 +17,7 @@ limitations under the License.
 package server_test
 
 import (
+	"net/http"
 	"slices"
 	"testing"
 
@@ -221,5 +222,37 @@ func TestKeyPairsAndDiskOfferings(t *testing.T) {
 	}
 	if d := disks.DiskOfferings[1]; d.Name != "data-custom" || !d.Iscustomized {
 		t.Errorf("data-custom: %+v", d)
+	}
+}
+
+func TestAdminPublishesANewerTemplate(t *testing.T) {
+	ts := cstest.NewTestServer(t)
+	body := `{"name":"ubuntu-24.04-kube-v1.36-build2","tags":{"os":"ubuntu","version":"24.04"}}`
+	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/templates", body, nil); code != http.StatusCreated {
+		t.Fatalf("publishing a template: HTTP %d", code)
+	}
+	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/templates", body, nil); code != http.StatusConflict {
+		t.Fatalf("publishing the same name twice: HTTP %d, want 409", code)
+	}
+	p := ts.Client.Template.NewListTemplatesParams("executable")
+	p.SetZoneid(zoneA)
+	p.SetTags(map[string]string{"version": "24.04"})
+	resp, err := ts.Client.Template.ListTemplates(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Count != 2 {
+		t.Fatalf("got %d templates tagged version=24.04 in zone-a, want the original and the new one", resp.Count)
+	}
+	byName := map[string]*cloudstack.Template{}
+	for _, tpl := range resp.Templates {
+		byName[tpl.Name] = tpl
+	}
+	published, original := byName["ubuntu-24.04-kube-v1.36-build2"], byName["ubuntu-24.04-kube-v1.36"]
+	if published == nil || original == nil || !published.Isready || published.Arch != original.Arch {
+		t.Fatalf("templates %+v", byName)
+	}
+	if published.Created <= original.Created {
+		t.Fatalf("published template created %s, not after the original's %s", published.Created, original.Created)
 	}
 }
