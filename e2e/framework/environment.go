@@ -109,6 +109,9 @@ func Attach(ctx context.Context, o Options) *Environment {
 			BinDir:     o.BinDir,
 			WorkDir:    o.KwokDir(),
 			Kubeconfig: o.Kubeconfig(),
+			// A VM destroyed behind Karpenter's back must turn its node NotReady within a
+			// minute, as a real kubelet's silence would after node-monitor-grace-period.
+			HeartbeatFactor: 1,
 		},
 		Fake: fakeadmin.New(component.FakeCloudBaseURL(o.FakePort)),
 	}

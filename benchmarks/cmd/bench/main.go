@@ -130,28 +130,38 @@ func runOne(ctx context.Context, o options, start func(context.Context, framewor
 	}
 	p.RunDir = filepath.Join(abs, "runs", fmt.Sprintf("%s-%s-%d-%d", started.Format("20060102-150405"), o.ID, o.size, i))
 	t, err := start(ctx, p)
-	defer func() {
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-		defer cancel()
-		if t != nil {
-			if err := t.Stop(stopCtx); err != nil {
-				fmt.Fprintln(os.Stderr, "stopping:", err)
-			}
-		}
-	}()
 	if err != nil {
+		stop(ctx, t)
 		return report.Result{}, fmt.Errorf("starting (logs in %s), %w", p.RunDir, err)
 	}
 	r := run.Measure(ctx, t, o.Scenario, o.size, o.timeout, os.Stderr)
-	if r.Completed {
-		defer func() { _ = os.RemoveAll(p.RunDir) }()
-	} else {
+	if !r.Completed {
 		fmt.Fprintf(os.Stderr, "%s did not complete (logs kept in %s): %s\n", r.Provider, p.RunDir, r.Error)
 		if err := t.KeepClusterLogs(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
 	}
+	// Stop needs the run folder: kwokctl finds the cluster's processes through it.
+	if stop(ctx, t) && r.Completed {
+		if err := os.RemoveAll(p.RunDir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
 	return r, nil
+}
+
+// stop tears t down even after a Ctrl-C and tells whether that worked.
+func stop(ctx context.Context, t *run.Target) bool {
+	if t == nil {
+		return true
+	}
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+	defer cancel()
+	if err := t.Stop(stopCtx); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping:", err)
+		return false
+	}
+	return true
 }
 
 func write(o options, r report.Run) error {

@@ -20,7 +20,6 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,12 +75,9 @@ func (t *Target) KeepClusterLogs() error {
 	return nil
 }
 
-// Stop ends every process and deletes the cluster.
-func (t *Target) Stop(ctx context.Context) error {
-	dir := filepath.Join(t.cluster.WorkDir, "clusters", t.cluster.Name)
-	pids := clusterPids(dir)
-	return errors.Join(t.stop(ctx), endLeftovers(dir, pids))
-}
+// Stop ends every process and deletes the cluster; kwokctl finds the cluster's processes
+// through its work directory, so the run folder must outlive this call.
+func (t *Target) Stop(ctx context.Context) error { return t.stop(ctx) }
 
 // Calls reads the fake cloud's call counts; the baseline has none.
 func (t *Target) Calls(ctx context.Context) (stats.Calls, error) {

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 )
 
 // Runtimes kwokctl can create the cluster with.
@@ -46,6 +47,17 @@ type Options struct {
 	WorkDir string
 	// Kubeconfig is written by kwokctl; never the user's ~/.kube/config.
 	Kubeconfig string
+	// HeartbeatFactor scales node lease and status periods and the node monitor grace period
+	// (kwokctl's default 5 takes 200 s to mark a silent node NotReady); 0 keeps the default.
+	HeartbeatFactor float64
+}
+
+// managedNodes makes the binary runtime's kwok manage only nodes annotated
+// kwok.x-k8s.io/node=fake, as the kind runtime does by default: the fake cloud's node simulator
+// stops a node's heartbeat when its VM goes away, which kwok's manage-all-nodes mode overrides.
+var managedNodes = []string{
+	"--extra-args", "kwok-controller=manage-all-nodes=false",
+	"--extra-args", "kwok-controller=manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
 }
 
 func (o Options) bin(name string) string { return filepath.Join(o.BinDir, name) }
@@ -59,15 +71,18 @@ func CreateArgs(o Options) ([]string, error) {
 		"--runtime", o.Runtime,
 		"--wait", "2m",
 	}
+	if o.HeartbeatFactor > 0 {
+		args = append(args, "--heartbeat-factor", strconv.FormatFloat(o.HeartbeatFactor, 'f', -1, 64))
+	}
 	switch o.Runtime {
 	case RuntimeBinary:
-		return append(args,
+		return append(append(args,
 			"--etcd-binary", o.bin("etcd"),
 			"--kube-apiserver-binary", o.bin("kube-apiserver"),
 			"--kube-controller-manager-binary", o.bin("kube-controller-manager"),
 			"--kube-scheduler-binary", o.bin("kube-scheduler"),
 			"--kwok-controller-binary", o.bin("kwok"),
-		), nil
+		), managedNodes...), nil
 	case RuntimeKind:
 		// kind pulls its images; only the kind binary itself comes from bin/ when built there.
 		if _, err := os.Stat(o.bin("kind")); err == nil {

@@ -154,3 +154,27 @@ func TestDeleteOfAClusterThatWasNeverCreatedSucceedsWithoutKwokctl(t *testing.T)
 		t.Errorf("kwokctl ran as:\n%s", got)
 	}
 }
+
+func TestBinaryRuntimeManagesOnlyAnnotatedNodes(t *testing.T) {
+	o := options(t)
+	args, err := CreateArgs(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"kwok-controller=manage-all-nodes=false",
+		"kwok-controller=manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+	} {
+		if i := slices.Index(args, want); i < 1 || args[i-1] != "--extra-args" {
+			t.Errorf("missing --extra-args %s in %v", want, args)
+		}
+	}
+	if _, ok := flag(args, "--heartbeat-factor"); ok {
+		t.Errorf("--heartbeat-factor passed without being set: %v", args)
+	}
+	o.HeartbeatFactor = 1
+	args, _ = CreateArgs(o)
+	if got, _ := flag(args, "--heartbeat-factor"); got != "1" {
+		t.Errorf("--heartbeat-factor = %q, want 1", got)
+	}
+}
