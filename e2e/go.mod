@@ -62,6 +62,7 @@ require (
 	github.com/huandu/xstrings v1.5.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack v0.0.0
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/hashstructure/v2 v2.0.2 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
@@ -77,7 +78,6 @@ require (
 	github.com/spf13/cast v1.7.0 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
-	github.com/stretchr/objx v0.5.3 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.uber.org/mock v0.6.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
@@ -108,4 +108,7 @@ require (
 
 // The provider is developed in this repository; go.work resolves it too, this keeps
 // `GOWORK=off` builds of the module working.
-replace github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider => ../provider
+replace (
+	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack => ../fakecloudstack
+	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider => ../provider
+)
