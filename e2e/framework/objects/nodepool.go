@@ -24,8 +24,10 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis"
 )
 
-// NodePool returns a NodePool launching from the named NodeClass. Consolidation is off by
-// default so that only the consolidation suite sees nodes disappear under it.
+// NodePool returns a NodePool launching on-demand nodes from the named NodeClass, as the
+// documented NodePools do: CloudStack has no spot capacity, and a NodePool that allows spot
+// gets consolidation replacements that ask for spot only. Consolidation is off by default so
+// that only the consolidation suite sees nodes disappear under it.
 func NodePool(name, nodeClass string, opts ...func(*karpv1.NodePool)) *karpv1.NodePool {
 	np := &karpv1.NodePool{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "karpenter.sh/v1", Kind: "NodePool"},
@@ -34,7 +36,9 @@ func NodePool(name, nodeClass string, opts ...func(*karpv1.NodePool)) *karpv1.No
 			Template: karpv1.NodeClaimTemplate{
 				Spec: karpv1.NodeClaimTemplateSpec{
 					NodeClassRef: &karpv1.NodeClassReference{Group: apis.Group, Kind: "CloudStackNodeClass", Name: nodeClass},
-					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{},
+					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{
+						Key: karpv1.CapacityTypeLabelKey, Operator: corev1.NodeSelectorOpIn, Values: []string{karpv1.CapacityTypeOnDemand},
+					}},
 				},
 			},
 			Disruption: karpv1.Disruption{
