@@ -98,20 +98,24 @@ func Start(ctx context.Context, o Options) (*Environment, error) {
 	return e, nil
 }
 
+// HeartbeatFactor is the kwokctl heartbeat factor of every cluster the framework creates: a VM
+// destroyed behind Karpenter's back must turn its node NotReady within a minute, as a real
+// kubelet's silence would after node-monitor-grace-period. Benchmarks give their baseline
+// cluster the same factor, so both sides carry the same heartbeat load.
+const HeartbeatFactor = 1
+
 // Attach describes the environment of o without starting anything, to stop one that an
 // earlier process started (`make down`).
 func Attach(ctx context.Context, o Options) *Environment {
 	e := &Environment{
 		Options: o,
 		Cluster: cluster.Options{
-			Name:       o.ClusterName,
-			Runtime:    o.Runtime,
-			BinDir:     o.BinDir,
-			WorkDir:    o.KwokDir(),
-			Kubeconfig: o.Kubeconfig(),
-			// A VM destroyed behind Karpenter's back must turn its node NotReady within a
-			// minute, as a real kubelet's silence would after node-monitor-grace-period.
-			HeartbeatFactor: 1,
+			Name:            o.ClusterName,
+			Runtime:         o.Runtime,
+			BinDir:          o.BinDir,
+			WorkDir:         o.KwokDir(),
+			Kubeconfig:      o.Kubeconfig(),
+			HeartbeatFactor: HeartbeatFactor,
 		},
 		Fake: fakeadmin.New(component.FakeCloudBaseURL(o.FakePort)),
 	}

@@ -59,7 +59,8 @@ func StartBaseline(ctx context.Context, p framework.Paths) (*Target, error) {
 	if err := process.ClaimRun(p.RunDir); err != nil {
 		return nil, err
 	}
-	c := cluster.Options{Name: settings.ClusterName, Runtime: cluster.RuntimeBinary, BinDir: p.BinDir, WorkDir: p.KwokDir(), Kubeconfig: p.Kubeconfig()}
+	c := cluster.Options{Name: settings.ClusterName, Runtime: cluster.RuntimeBinary, BinDir: p.BinDir, WorkDir: p.KwokDir(),
+		Kubeconfig: p.Kubeconfig(), HeartbeatFactor: framework.HeartbeatFactor}
 	runner := process.NewRunner(p.RunDir)
 	t := &Target{Provider: "kwok", paths: p, cluster: c, pidFiles: pidFiles(p, c, kwokProviderName), stop: func(ctx context.Context) error {
 		return errors.Join(runner.Stop(kwokProviderName), cluster.Delete(ctx, c, p.LogPath("kwokctl")), os.RemoveAll(p.KwokDir()), process.Release(p.RunDir))
