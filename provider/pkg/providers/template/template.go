@@ -38,9 +38,6 @@ import (
 // drift onto it should start soon after without a listTemplates call per NodeClass.
 const CacheTTL = time.Minute
 
-// createdLayout is CloudStack's date format.
-const createdLayout = "2006-01-02T15:04:05-0700"
-
 // architectures maps CloudStack's arch field to Kubernetes arch label values. CloudStack
 // before 4.20 has no arch field, and every template there is x86_64.
 var architectures = map[string]string{"": "amd64", "x86_64": "amd64", "aarch64": "arm64"}
@@ -103,7 +100,7 @@ func newer(a, b *cloudstack.Template) bool {
 // created is the zero time when CloudStack's date cannot be parsed, so such a template only
 // wins when nothing else matches.
 func created(t *cloudstack.Template) time.Time {
-	c, err := time.Parse(createdLayout, t.Created)
+	c, err := time.Parse(csapi.DateLayout, t.Created)
 	if err != nil {
 		return time.Time{}
 	}
