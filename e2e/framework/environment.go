@@ -20,6 +20,7 @@ limitations under the License.
 package framework
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,6 +53,10 @@ type Options struct {
 	ProviderEnv []string
 	// World is a fake cloud world file; empty keeps the embedded default world.
 	World string
+	// ClusterArgs are extra kwokctl create flags (cluster.Options.ExtraArgs).
+	ClusterArgs []string
+	// HeartbeatFactor overrides the framework's HeartbeatFactor, for scale runs; 0 keeps it.
+	HeartbeatFactor float64
 }
 
 // Environment is a running cluster with the fake cloud and the provider.
@@ -115,7 +120,8 @@ func Attach(ctx context.Context, o Options) *Environment {
 			BinDir:          o.BinDir,
 			WorkDir:         o.KwokDir(),
 			Kubeconfig:      o.Kubeconfig(),
-			HeartbeatFactor: HeartbeatFactor,
+			HeartbeatFactor: cmp.Or(o.HeartbeatFactor, HeartbeatFactor),
+			ExtraArgs:       o.ClusterArgs,
 		},
 		Fake: fakeadmin.New(component.FakeCloudBaseURL(o.FakePort)),
 	}

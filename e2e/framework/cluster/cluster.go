@@ -50,6 +50,9 @@ type Options struct {
 	// HeartbeatFactor scales node lease and status periods and the node monitor grace period
 	// (kwokctl's default 5 takes 200 s to mark a silent node NotReady); 0 keeps the default.
 	HeartbeatFactor float64
+	// ExtraArgs are further kwokctl create flags, such as --disable-qps-limits or
+	// --extra-args kube-scheduler=kube-api-qps=500 for scale runs.
+	ExtraArgs []string
 }
 
 // managedNodes makes the binary runtime's kwok manage only nodes annotated
@@ -74,6 +77,7 @@ func CreateArgs(o Options) ([]string, error) {
 	if o.HeartbeatFactor > 0 {
 		args = append(args, "--heartbeat-factor", strconv.FormatFloat(o.HeartbeatFactor, 'f', -1, 64))
 	}
+	args = append(args, o.ExtraArgs...)
 	switch o.Runtime {
 	case RuntimeBinary:
 		return append(append(args,

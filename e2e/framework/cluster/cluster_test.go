@@ -66,6 +66,22 @@ func TestBinaryRuntimeUsesEveryControlPlaneBinaryFromBinDir(t *testing.T) {
 	}
 }
 
+func TestExtraArgsFollowTheFrameworksFlags(t *testing.T) {
+	o := options(t)
+	o.HeartbeatFactor = 2
+	o.ExtraArgs = []string{"--disable-qps-limits", "--extra-args", "kube-scheduler=kube-api-qps=500"}
+	args, err := CreateArgs(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := flag(args, "--heartbeat-factor"); got != "2" {
+		t.Errorf("--heartbeat-factor = %q, want 2", got)
+	}
+	if !slices.Contains(args, "--disable-qps-limits") || !slices.Contains(args, "kube-scheduler=kube-api-qps=500") {
+		t.Errorf("extra args missing from %v", args)
+	}
+}
+
 func TestKindRuntimePassesNoLocalControlPlaneBinaries(t *testing.T) {
 	o := options(t)
 	o.Runtime = RuntimeKind
