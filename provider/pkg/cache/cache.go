@@ -17,13 +17,24 @@ limitations under the License.
 // Package cache holds the provider's shared caches and their lifetimes.
 package cache
 
-import "time"
+import (
+	"time"
+
+	gocache "github.com/patrickmn/go-cache"
+)
 
 const (
 	// UnavailableOfferingsTTL is how long an offering x zone that failed with insufficient
 	// capacity is skipped: long enough for core to re-plan elsewhere at once, short enough that
 	// capacity freed by other tenants is used again within minutes.
 	UnavailableOfferingsTTL = 3 * time.Minute
+	// InstanceTTL is how long a VM's state, as a launch, list or get last saw it, answers drift
+	// checks: what drift compares (template, offering, networks) is fixed at launch, so the
+	// cache only delays noticing changes made to the VM out of band.
+	InstanceTTL = 5 * time.Minute
 	// CleanupInterval is how often expired entries are dropped from go-cache instances.
 	CleanupInterval = 10 * time.Minute
 )
+
+// NewInstances is the instance provider's cache of VM states by ID.
+func NewInstances() *gocache.Cache { return gocache.New(InstanceTTL, CleanupInterval) }

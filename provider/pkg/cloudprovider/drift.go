@@ -54,7 +54,7 @@ func (c *CloudProvider) IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeCla
 	if err != nil {
 		return "", fmt.Errorf("checking drift, %w", err)
 	}
-	in, err := c.instances.Get(ctx, id)
+	in, err := c.instances.Get(ctx, id, instance.Cached)
 	if err != nil {
 		return "", fmt.Errorf("getting instance, %w", err)
 	}

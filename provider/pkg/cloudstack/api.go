@@ -36,7 +36,9 @@ type Scope struct {
 // VMFilter narrows listVirtualMachines. Tags are OR-ed by CloudStack; the provider always
 // passes the one cluster tag and filters the rest itself.
 type VMFilter struct {
-	ID   string
+	// IDs are sent as listVirtualMachines' ids: at most six fit CloudStack's 255-character
+	// parameter limit.
+	IDs  []string
 	Name string
 	Tags map[string]string
 }

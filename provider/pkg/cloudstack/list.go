@@ -143,8 +143,8 @@ func (c *Client) ListVirtualMachines(ctx context.Context, scope Scope, filter VM
 	cs := c.client()
 	p := cs.VirtualMachine.NewListVirtualMachinesParams()
 	applyScope(p, scope)
-	if filter.ID != "" {
-		p.SetId(filter.ID)
+	if len(filter.IDs) > 0 {
+		p.SetIds(filter.IDs)
 	}
 	if filter.Name != "" {
 		p.SetName(filter.Name)

@@ -52,14 +52,16 @@ type API struct {
 	world          world
 	affinityGroups []*cloudstack.AffinityGroup
 	vms            []*cloudstack.VirtualMachine
-	jobs           []*job
-	capabilities   cloudstack.Capability
-	limits         []*cloudstack.ResourceLimit
-	callFailures   map[string]*failure
-	jobFailures    map[string]*failure
-	calls          []Call
-	nextID         int
-	jobDuration    time.Duration
+	// expunged ids still resolve in CloudStack: listing one finds nothing rather than failing.
+	expunged     map[string]bool
+	jobs         []*job
+	capabilities cloudstack.Capability
+	limits       []*cloudstack.ResourceLimit
+	callFailures map[string]*failure
+	jobFailures  map[string]*failure
+	calls        []Call
+	nextID       int
+	jobDuration  time.Duration
 }
 
 var _ csapi.API = (*API)(nil)
@@ -78,6 +80,7 @@ func (a *API) Reset() {
 	a.world = defaultWorld()
 	a.affinityGroups = nil
 	a.vms = nil
+	a.expunged = map[string]bool{}
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}
 	a.limits = nil

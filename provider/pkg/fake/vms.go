@@ -128,9 +128,14 @@ func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter
 	if err := a.begin(ctx, "listVirtualMachines", filter); err != nil {
 		return nil, err
 	}
+	for _, id := range filter.IDs {
+		if a.vmByID(id) == nil && !a.expunged[id] {
+			return nil, notFound("listVirtualMachines", "ids", id)
+		}
+	}
 	var out []*cloudstack.VirtualMachine
 	for _, vm := range a.vms {
-		if (filter.ID != "" && vm.Id != filter.ID) || (filter.Name != "" && vm.Name != filter.Name) || !anyTag(vm, filter.Tags) {
+		if (len(filter.IDs) > 0 && !slices.Contains(filter.IDs, vm.Id)) || (filter.Name != "" && vm.Name != filter.Name) || !anyTag(vm, filter.Tags) {
 			continue
 		}
 		cp := *vm
@@ -179,6 +184,7 @@ func (a *API) removeVM(id string) {
 	for i, vm := range a.vms {
 		if vm.Id == id {
 			a.vms = append(a.vms[:i], a.vms[i+1:]...)
+			a.expunged[id] = true
 			return
 		}
 	}

@@ -99,7 +99,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, scope)
 	lo.Must0(op.Manager.Add(watcher))
 	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, Scope: scope},
-		watcher, unavailable, userData, affinityGroups)
+		watcher, unavailable, userData, affinityGroups, pkgcache.NewInstances())
 
 	return ctx, &Operator{
 		Operator:             op,

@@ -61,7 +61,7 @@ func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
 	).Build()
 	watcher := instance.NewWatcher(api, clk, time.Second, csapi.Scope{})
 	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster}, watcher,
-		cache.NewUnavailableOfferings(clk, time.Minute), nil, nil)
+		cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, cache.NewInstances())
 	controller := garbagecollection.NewController(kube, clk, instances)
 	ctx := context.Background()
 

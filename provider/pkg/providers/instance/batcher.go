@@ -24,16 +24,18 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// batchWindow is how long the first request of a batch waits for others. Core creates the
-// NodeClaims of one scheduling decision within milliseconds, and a launch takes 10-60 s, so a
-// short window merges a whole burst at a negligible cost in latency.
-const batchWindow = 100 * time.Millisecond
+// launchWindow is how long the first launch-time request of a batch waits for others. Core
+// creates the NodeClaims of one scheduling decision within milliseconds, and a launch takes
+// 10-60 s, so a short window merges a whole burst at a negligible cost in latency.
+const launchWindow = 100 * time.Millisecond
 
 // batcher merges concurrent requests into one call: the first request opens a window, every
 // request arriving within it (or while the call runs) joins the call. The window runs on the
-// injected clock, so tests and benchmarks control it.
+// injected clock, so tests and benchmarks control it. With no window the first request goes
+// out at once and only the requests that arrive while a call runs share the next one.
 type batcher[T, R any] struct {
 	clock    clock.Clock
+	window   time.Duration
 	maxItems int
 	exec     func(ctx context.Context, items []T) ([]R, error)
 
@@ -50,8 +52,8 @@ type request[T, R any] struct {
 	done   chan struct{}
 }
 
-func newBatcher[T, R any](clk clock.Clock, maxItems int, exec func(ctx context.Context, items []T) ([]R, error)) *batcher[T, R] {
-	return &batcher[T, R]{clock: clk, maxItems: maxItems, exec: exec}
+func newBatcher[T, R any](clk clock.Clock, window time.Duration, maxItems int, exec func(ctx context.Context, items []T) ([]R, error)) *batcher[T, R] {
+	return &batcher[T, R]{clock: clk, window: window, maxItems: maxItems, exec: exec}
 }
 
 // Do queues item and waits for its result. exec must return one result per item, in order.
@@ -76,7 +78,9 @@ func (b *batcher[T, R]) Do(ctx context.Context, item T) (R, error) {
 
 func (b *batcher[T, R]) loop(ctx context.Context) {
 	for {
-		<-b.clock.After(batchWindow)
+		if b.window > 0 {
+			<-b.clock.After(b.window)
+		}
 		b.mu.Lock()
 		n := min(len(b.queue), b.maxItems)
 		if n == 0 {

@@ -103,6 +103,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	}
 	launch.Instance = newInstance(vm)
 	maps.Copy(launch.Instance.Tags, tags)
+	p.remember(launch.Instance)
 	return launch, nil
 }
 

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	gocache "github.com/patrickmn/go-cache"
 	"k8s.io/utils/clock"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -96,7 +97,7 @@ type AffinityGroupProvider interface {
 // Provider manages the VMs of NodeClaims.
 type Provider interface {
 	Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error)
-	Get(ctx context.Context, id string) (*Instance, error)
+	Get(ctx context.Context, id string, opts ...GetOption) (*Instance, error)
 	List(ctx context.Context) ([]*Instance, error)
 	Delete(ctx context.Context, id string) error
 	Reboot(ctx context.Context, id string) error
@@ -119,16 +120,23 @@ type DefaultProvider struct {
 	userData    UserDataProvider
 	affinity    AffinityGroupProvider
 	lookups     *keyedBatchers[string, *cloudstack.VirtualMachine]
+	gets        *keyedBatchers[string, *cloudstack.VirtualMachine]
 	tags        *keyedBatchers[string, string]
 	expunge     *capabilityCache
+	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
+	seen *gocache.Cache
 }
 
-// NewDefaultProvider wires the instance provider; watcher must be started by the caller.
+// NewDefaultProvider wires the instance provider; watcher must be started by the caller and
+// instances must serve this provider alone.
 func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *Watcher, unavailable *cache.UnavailableOfferings,
-	userData UserDataProvider, affinity AffinityGroupProvider) *DefaultProvider {
-	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, unavailable: unavailable, userData: userData, affinity: affinity}
-	p.lookups = newKeyedBatchers(clk, lookupBatch, p.lookupByName)
-	p.tags = newKeyedBatchers(clk, tagBatch, p.createTags)
+	userData UserDataProvider, affinity AffinityGroupProvider, instances *gocache.Cache) *DefaultProvider {
+	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, unavailable: unavailable, userData: userData, affinity: affinity, seen: instances}
+	p.lookups = newKeyedBatchers(clk, launchWindow, lookupBatch, p.lookupByName)
+	// Gets do not wait for a window: a termination must not pay for batching, and a burst of
+	// drift checks still shares calls while one is in flight.
+	p.gets = newKeyedBatchers(clk, 0, idsPerCall, p.getByIDs)
+	p.tags = newKeyedBatchers(clk, launchWindow, idsPerCall, p.createTags)
 	p.expunge = &capabilityCache{api: api, clock: clk}
 	return p
 }
@@ -137,6 +145,7 @@ func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *W
 // a call are merged.
 type keyedBatchers[T, R any] struct {
 	clock    clock.Clock
+	window   time.Duration
 	maxItems int
 	exec     func(ctx context.Context, key string, items []T) ([]R, error)
 
@@ -144,15 +153,15 @@ type keyedBatchers[T, R any] struct {
 	batchers map[string]*batcher[T, R]
 }
 
-func newKeyedBatchers[T, R any](clk clock.Clock, maxItems int, exec func(ctx context.Context, key string, items []T) ([]R, error)) *keyedBatchers[T, R] {
-	return &keyedBatchers[T, R]{clock: clk, maxItems: maxItems, exec: exec, batchers: map[string]*batcher[T, R]{}}
+func newKeyedBatchers[T, R any](clk clock.Clock, window time.Duration, maxItems int, exec func(ctx context.Context, key string, items []T) ([]R, error)) *keyedBatchers[T, R] {
+	return &keyedBatchers[T, R]{clock: clk, window: window, maxItems: maxItems, exec: exec, batchers: map[string]*batcher[T, R]{}}
 }
 
 func (k *keyedBatchers[T, R]) Do(ctx context.Context, key string, item T) (R, error) {
 	k.mu.Lock()
 	b, ok := k.batchers[key]
 	if !ok {
-		b = newBatcher(k.clock, k.maxItems, func(ctx context.Context, items []T) ([]R, error) { return k.exec(ctx, key, items) })
+		b = newBatcher(k.clock, k.window, k.maxItems, func(ctx context.Context, items []T) ([]R, error) { return k.exec(ctx, key, items) })
 		k.batchers[key] = b
 	}
 	k.mu.Unlock()

@@ -145,3 +145,21 @@ func TestIntegrationGetAndDeleteOfAGoneVM(t *testing.T) {
 		t.Fatalf("Get of an unknown uuid: %v, want NodeClaimNotFoundError", err)
 	}
 }
+
+func TestIntegrationListingByIDsThroughCloudStackGo(t *testing.T) {
+	c := startCloud(t, 100*time.Millisecond)
+	ctx := context.Background()
+	a, b := c.deployDirect(t, "by-id-a"), c.deployDirect(t, "by-id-b")
+	c.deployDirect(t, "by-id-other")
+	vms, err := c.srv.Client.ListVirtualMachines(ctx, csapi.Scope{}, csapi.VMFilter{IDs: []string{a, b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vms) != 2 || vms[0].Id != a || vms[1].Id != b {
+		t.Fatalf("listing ids %s,%s returned %d VMs", a, b, len(vms))
+	}
+	_, err = c.srv.Client.ListVirtualMachines(ctx, csapi.Scope{}, csapi.VMFilter{IDs: []string{a, "6f1a9f0e-0000-4000-8000-000000000000"}})
+	if !csapi.IsNotFound(err) {
+		t.Fatalf("listing a known and an unknown id: %v, want a not-found error (the batch fallback relies on it)", err)
+	}
+}

@@ -64,7 +64,7 @@ func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc,
-		provider: instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: clusterName}, watcher, unavailable, &recordingUserData{}, fixedAffinityGroup{})}
+		provider: instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: clusterName}, watcher, unavailable, &recordingUserData{}, fixedAffinityGroup{}, pkgcache.NewInstances())}
 	c.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, nc)
 	if err := srv.Admin(http.MethodPost, "/reset-calls", nil, nil); err != nil {
 		t.Fatal(err)

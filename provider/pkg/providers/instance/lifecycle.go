@@ -20,32 +20,54 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 )
 
+// GetOption tunes Get.
+type GetOption func(*getOptions)
+
+type getOptions struct{ cached bool }
+
+// Cached lets Get answer from the VM's last known state: fit for drift checks, which compare
+// what the VM was launched with, not for terminations, which wait for the VM to go.
+func Cached(o *getOptions) { o.cached = true }
+
 // Get returns the VM, or a NodeClaimNotFoundError when CloudStack does not know the id, lists
-// nothing, or the VM is Destroyed, Expunging or in Error.
-func (p *DefaultProvider) Get(ctx context.Context, id string) (*Instance, error) {
-	vms, err := p.api.ListVirtualMachines(ctx, p.opts.Scope, csapi.VMFilter{ID: id})
-	if csapi.IsNotFound(err) {
-		return nil, cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s does not exist, %w", id, err))
+// nothing, or the VM is Destroyed, Expunging or in Error. Concurrent Gets share calls.
+func (p *DefaultProvider) Get(ctx context.Context, id string, opts ...GetOption) (*Instance, error) {
+	var o getOptions
+	for _, opt := range opts {
+		opt(&o)
 	}
+	if cached, ok := p.seen.Get(id); ok && o.cached {
+		return cached.(*Instance), nil
+	}
+	vm, err := p.gets.Do(ctx, scopeKey(p.opts.Scope), id)
 	if err != nil {
 		return nil, fmt.Errorf("getting VM %s, %w", id, err)
 	}
-	vm, ok := findFirst(vms, func(vm *cloudstack.VirtualMachine) bool { return vm.Id == id })
-	if !ok {
+	if vm == nil {
+		p.seen.Delete(id)
 		return nil, cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s does not exist", id))
 	}
-	in := newInstance(vm)
+	in := p.remember(newInstance(vm))
 	if in.Gone() {
 		return nil, cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s is %s", id, in.State))
 	}
 	return in, nil
+}
+
+// remember keeps the live VM's state for cached Gets and forgets a gone one.
+func (p *DefaultProvider) remember(in *Instance) *Instance {
+	if in.Gone() {
+		p.seen.Delete(in.ID)
+	} else {
+		p.seen.SetDefault(in.ID, in)
+	}
+	return in
 }
 
 // List returns the live VMs of this cluster with one tag-filtered, paged listing.
@@ -76,7 +98,7 @@ func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) 
 	out := make([]*Instance, 0, len(vms))
 	for _, vm := range vms {
 		if p.ours(vm) {
-			out = append(out, newInstance(vm))
+			out = append(out, p.remember(newInstance(vm)))
 		}
 	}
 	return out, nil
@@ -104,7 +126,9 @@ func (p *DefaultProvider) destroy(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.api.DestroyVirtualMachine(ctx, id, expunge)
+	if _, err = p.api.DestroyVirtualMachine(ctx, id, expunge); err == nil {
+		p.seen.Delete(id)
+	}
 	return err
 }
 

@@ -18,12 +18,19 @@ package instance_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 )
 
 func TestGetMapsMissingAndDeadVMsToNotFound(t *testing.T) {
@@ -93,5 +100,116 @@ func TestRebootOfAMissingVMFails(t *testing.T) {
 	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, nil)
 	if err := e.provider.Reboot(context.Background(), id); err != nil || len(e.api.Calls("rebootVirtualMachine")) != 2 {
 		t.Fatalf("Reboot: %v", err)
+	}
+}
+
+// gatedAPI holds the first listVirtualMachines call until released, so that Gets issued
+// meanwhile queue up behind it, and records the ids of every call.
+type gatedAPI struct {
+	*fake.API
+	entered, release chan struct{}
+	once             sync.Once
+
+	mu  sync.Mutex
+	ids [][]string
+}
+
+func (g *gatedAPI) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter csapi.VMFilter) ([]*cloudstack.VirtualMachine, error) {
+	g.mu.Lock()
+	g.ids = append(g.ids, filter.IDs)
+	g.mu.Unlock()
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.release
+	})
+	return g.API.ListVirtualMachines(ctx, scope, filter)
+}
+
+// queuedGets runs Get(first), and while its call is held, Gets of ids; it returns the errors of
+// the queued Gets and the ids of every listVirtualMachines call.
+func queuedGets(t *testing.T, e *env, first string, ids []string) ([]error, [][]string) {
+	t.Helper()
+	api := &gatedAPI{API: e.api, entered: make(chan struct{}), release: make(chan struct{})}
+	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName}, nil, e.unavailable, nil, nil, cache.NewInstances())
+	ctx := context.Background()
+	go func() { _, _ = provider.Get(ctx, first) }()
+	<-api.entered
+	errs := make([]error, len(ids))
+	var started, done sync.WaitGroup
+	for i, id := range ids {
+		started.Add(1)
+		done.Go(func() {
+			started.Done()
+			_, errs[i] = provider.Get(ctx, id)
+		})
+	}
+	started.Wait()
+	time.Sleep(50 * time.Millisecond) // from started to queued is a mutex and an append
+	close(api.release)
+	done.Wait()
+	return errs, api.ids
+}
+
+func TestConcurrentGetsShareOneCallOfSixIDs(t *testing.T) {
+	e := newEnv(t)
+	var ids []string
+	for i := range 7 {
+		ids = append(ids, e.api.AddVM(cloudstack.VirtualMachine{Name: fmt.Sprintf("vm-%d", i), State: "Running"}, nil))
+	}
+	errs, calls := queuedGets(t, e, ids[0], ids[1:])
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Get(%s): %v", ids[i+1], err)
+		}
+	}
+	if len(calls) != 2 || len(calls[1]) != 6 {
+		t.Fatalf("listVirtualMachines ids per call = %v, want [1 id] then [6 ids]", calls)
+	}
+}
+
+func TestAnUnknownIDInABatchFailsOnlyItsOwnGet(t *testing.T) {
+	e := newEnv(t)
+	first := e.api.AddVM(cloudstack.VirtualMachine{Name: "first", State: "Running"}, nil)
+	known := e.api.AddVM(cloudstack.VirtualMachine{Name: "known", State: "Running"}, nil)
+	unknown := "00000000-0000-4000-8000-0000000000ff"
+	errs, calls := queuedGets(t, e, first, []string{known, unknown})
+	if errs[0] != nil {
+		t.Errorf("Get of the known VM: %v", errs[0])
+	}
+	if !cloudprovider.IsNodeClaimNotFoundError(errs[1]) {
+		t.Errorf("Get of the unknown id: %v, want NodeClaimNotFoundError", errs[1])
+	}
+	// The batch of both fails on the unknown id, then each id is asked for alone.
+	if len(calls) != 4 || len(calls[1]) != 2 {
+		t.Errorf("listVirtualMachines ids per call = %v, want [first] [known unknown] [known] [unknown]", calls)
+	}
+}
+
+func TestCachedGetAnswersFromTheLaunchUntilTheVMIsDestroyed(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	launch, err := e.create(t, nodeClaim("cached"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.api.Calls("listVirtualMachines"))
+	if in, err := e.provider.Get(ctx, launch.Instance.ID, instance.Cached); err != nil || in.ID != launch.Instance.ID {
+		t.Fatalf("cached Get: %v, %v", in, err)
+	}
+	if n := len(e.api.Calls("listVirtualMachines")) - before; n != 0 {
+		t.Errorf("cached Get after the launch made %d listVirtualMachines calls, want 0", n)
+	}
+	if _, err := e.provider.Get(ctx, launch.Instance.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.api.Calls("listVirtualMachines")) - before; n != 1 {
+		t.Errorf("a Get without Cached made %d listVirtualMachines calls, want 1", n)
+	}
+	if err := e.provider.Destroy(ctx, launch.Instance.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.clk.Step(time.Minute) // the destroy job finishes
+	if _, err := e.provider.Get(ctx, launch.Instance.ID, instance.Cached); !cloudprovider.IsNodeClaimNotFoundError(err) {
+		t.Errorf("cached Get after the destroy: %v, want NodeClaimNotFoundError", err)
 	}
 }

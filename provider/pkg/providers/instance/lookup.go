@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/samber/lo"
 	"k8s.io/utils/clock"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -53,6 +54,28 @@ func (p *DefaultProvider) lookupByName(ctx context.Context, key string, names []
 }
 
 // ours checks the cluster tag exactly: CloudStack matches tag filters case-insensitively.
+// getByIDs answers a batch of Gets with one listVirtualMachines call (nil for an unknown id).
+// CloudStack fails the whole call when one id never existed, so such a batch is retried one
+// id at a time; ids of expunged VMs still resolve and list nothing.
+func (p *DefaultProvider) getByIDs(ctx context.Context, key string, ids []string) ([]*cloudstack.VirtualMachine, error) {
+	unique := lo.Uniq(ids)
+	vms, err := p.api.ListVirtualMachines(ctx, parseScopeKey(key), csapi.VMFilter{IDs: unique})
+	if csapi.IsNotFound(err) && len(unique) > 1 {
+		vms = nil
+		for _, id := range unique {
+			one, err := p.getByIDs(ctx, key, []string{id})
+			if err != nil {
+				return nil, err
+			}
+			vms = append(vms, lo.Compact(one)...)
+		}
+	} else if csapi.IgnoreNotFound(err) != nil {
+		return nil, fmt.Errorf("listing VMs by id, %w", err)
+	}
+	byID := lo.KeyBy(vms, func(vm *cloudstack.VirtualMachine) string { return vm.Id })
+	return lo.Map(ids, func(id string, _ int) *cloudstack.VirtualMachine { return byID[id] }), nil
+}
+
 func (p *DefaultProvider) ours(vm *cloudstack.VirtualMachine) bool {
 	cluster, ok := clusterTag(vm)
 	return ok && cluster == p.opts.ClusterName

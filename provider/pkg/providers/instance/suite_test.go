@@ -93,7 +93,7 @@ func newEnv(t testing.TB) *env {
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
 	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}}
-	e.provider = instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, e.userData, fixedAffinityGroup{})
+	e.provider = instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, e.userData, fixedAffinityGroup{}, cache.NewInstances())
 	e.nodeClass = fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	e.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e

@@ -27,9 +27,10 @@ import (
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
-// tagBatch is how many VMs one createTags call tags: resourceids is one comma-joined value and
-// CloudStack refuses values over 255 characters, which six 36-character uuids fit.
-const tagBatch = 6
+// idsPerCall is how many VM IDs one call names (createTags' resourceids, listVirtualMachines'
+// ids): a list parameter is one comma-joined value and CloudStack refuses values over 255
+// characters, which six 36-character uuids fit.
+const idsPerCall = 6
 
 // tagsFor are the tags of a NodeClaim's VM. They hold nothing specific to the NodeClaim (its
 // name is the VM name), so every launch of a NodePool shares one tag set and one createTags call.
