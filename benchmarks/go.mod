@@ -7,6 +7,7 @@ require (
 	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e v0.0.0
 	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack v0.0.0
 	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider v0.0.0
+	golang.org/x/image v0.46.0
 	k8s.io/api v0.36.1
 	k8s.io/apimachinery v0.36.1
 	k8s.io/client-go v0.36.1

@@ -16,7 +16,8 @@ limitations under the License.
 
 // Command bench runs one benchmark scenario on a KWOK cluster with our provider over the
 // fake cloud and, with -baseline, the same scenario with Karpenter's KWOK provider, and writes
-// the results as JSON, a Markdown table and a PNG timeline.
+// the results as JSON, a Markdown table and PNG plots: the timeline, the CloudStack calls by
+// command and the latency histograms.
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -48,13 +50,23 @@ type options struct {
 	out      string
 	timeout  time.Duration
 	env      []string
+	// render names a saved results JSON whose Markdown and plots are written again, next to
+	// it, instead of running anything.
+	render string
 }
 
 func main() {
-	o, err := parseFlags()
+	o, err := parseFlags(flag.CommandLine, os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+	if o.render != "" {
+		if err := render(o.render, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -64,15 +76,19 @@ func main() {
 	}
 }
 
-func parseFlags() (options, error) {
+// parseFlags reads args (without the command's name) into options through fs.
+func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	var o options
-	id := flag.String("scenario", "S1", "scenario of the benchmarks doc (issue 8): S1, S2, S4 or S5")
-	flag.IntVar(&o.size, "nodes", 100, "scale of the scenario: pods for S1, pods (one node each) for S2, S4 and S5")
-	flag.BoolVar(&o.baseline, "baseline", false, "also run the scenario with Karpenter's KWOK provider and report ratios")
-	flag.StringVar(&o.out, "out", ".bench", "folder for results and run logs")
-	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "limit of each provider's scale-out (and of the scale-down)")
-	providerEnv := flag.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider, such as BATCH_MAX_DURATION=2s")
-	flag.Parse()
+	id := fs.String("scenario", "S1", "scenario of the benchmarks doc (issue 8): S1, S2, S4 or S5")
+	fs.IntVar(&o.size, "nodes", 100, "scale of the scenario: pods for S1, pods (one node each) for S2, S4 and S5")
+	fs.BoolVar(&o.baseline, "baseline", false, "also run the scenario with Karpenter's KWOK provider and report ratios")
+	fs.StringVar(&o.out, "out", ".bench", "folder for results and run logs")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "limit of each provider's scale-out (and of the scale-down)")
+	providerEnv := fs.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider, such as BATCH_MAX_DURATION=2s")
+	fs.StringVar(&o.render, "render", "", "write the Markdown and plots of a saved results JSON again, next to it, without running")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
 	s, err := scenario.ByID(*id)
 	if err != nil {
 		return o, err
@@ -169,22 +185,41 @@ func write(o options, r report.Run) error {
 	if err := report.WriteJSON(base+".json", r); err != nil {
 		return err
 	}
-	md := report.Markdown(r) + fmt.Sprintf("\n![pods running and nodes ready](%s-%d.png) %s\n", o.ID, o.size, legend(r))
+	return publish(base, r, os.Stdout)
+}
+
+// render publishes a saved run again, as the renderer changes.
+func render(path string, stdout io.Writer) error {
+	r, err := report.ReadJSON(path)
+	if err != nil {
+		return err
+	}
+	return publish(strings.TrimSuffix(path, ".json"), r, stdout)
+}
+
+// publish writes the Markdown table of r as base.md, each plot there is something to draw as
+// base<suffix>.png next to it, referenced from the Markdown, and prints the Markdown.
+func publish(base string, r report.Run, stdout io.Writer) error {
+	md := report.Markdown(r)
+	for _, p := range []struct {
+		suffix, alt string
+		plot        *report.Plot
+	}{
+		{"", "pods running and nodes ready", report.TimelinePlot(r.Results)},
+		{"-calls", "CloudStack calls per node by command", report.CallsPlot(r.Results)},
+		{"-latency", "latency histograms", report.LatencyPlot(r.Results)},
+	} {
+		if p.plot == nil {
+			continue
+		}
+		if err := report.WritePNG(base+p.suffix+".png", p.plot); err != nil {
+			return err
+		}
+		md += fmt.Sprintf("\n![%s](%s%s.png)\n", p.alt, filepath.Base(base), p.suffix)
+	}
 	if err := os.WriteFile(base+".md", []byte(md), 0o644); err != nil {
 		return fmt.Errorf("writing %s.md, %w", base, err)
 	}
-	if err := report.WritePNG(base+".png", report.Render(report.Timeline(r.Results), 60)); err != nil {
-		return err
-	}
-	fmt.Println(md)
-	return nil
-}
-
-// legend names the colours of the timeline, which the PNG itself has no text for.
-func legend(r report.Run) string {
-	var parts []string
-	for _, s := range report.Timeline(r.Results) {
-		parts = append(parts, fmt.Sprintf("%s: #%02x%02x%02x", s.Name, s.Color.R, s.Color.G, s.Color.B))
-	}
-	return "(x: seconds, a tick per minute; " + strings.Join(parts, ", ") + ")"
+	_, err := fmt.Fprintln(stdout, md)
+	return err
 }

@@ -24,36 +24,31 @@ import (
 	"os"
 )
 
-// A tiny line plotter: the plotting libraries of the module proxy would pull newer k8s.io
-// modules into the workspace. The plot has no text; its legend is written next to it.
-const (
-	plotWidth, plotHeight = 800, 400
-	margin                = 30
-)
-
 // Series is one line of a plot.
 type Series struct {
-	Name   string
-	Color  color.RGBA
+	Key
 	Points [][2]float64
 }
 
-// Colours of the timeline plot, named in the legend.
+// Colours of the plots: ours in blue and green, the baseline in orange and red; in the calls
+// plot, the answer codes.
 var (
 	Blue   = color.RGBA{0x1f, 0x77, 0xb4, 0xff}
 	Green  = color.RGBA{0x2c, 0xa0, 0x2c, 0xff}
 	Orange = color.RGBA{0xff, 0x7f, 0x0e, 0xff}
 	Red    = color.RGBA{0xd6, 0x27, 0x28, 0xff}
+	Grey   = color.RGBA{0x7f, 0x7f, 0x7f, 0xff}
+
+	providerColours = [][2]color.RGBA{{Blue, Green}, {Orange, Red}}
 )
 
 // Timeline is pods running and nodes ready over time, ours in blue and green and the
 // baseline's in orange and red.
 func Timeline(results []Result) []Series {
-	colours := [][2]color.RGBA{{Blue, Green}, {Orange, Red}}
 	var out []Series
 	for i, r := range results {
-		pods := Series{Name: r.Provider + " pods running", Color: colours[i%2][0]}
-		nodes := Series{Name: r.Provider + " nodes ready", Color: colours[i%2][1]}
+		pods := Series{Key: Key{r.Provider + " pods running", providerColours[i%2][0]}}
+		nodes := Series{Key: Key{r.Provider + " nodes ready", providerColours[i%2][1]}}
 		for _, s := range r.Timeline {
 			pods.Points = append(pods.Points, [2]float64{s.Seconds, float64(s.PodsRunning)})
 			nodes.Points = append(nodes.Points, [2]float64{s.Seconds, float64(s.NodesReady)})
@@ -63,73 +58,34 @@ func Timeline(results []Result) []Series {
 	return out
 }
 
-// Render draws the series scaled to a common origin and their maxima, with a tick every
-// step on the x axis.
-func Render(series []Series, xStep float64) *image.RGBA {
-	img := image.NewRGBA(image.Rect(0, 0, plotWidth, plotHeight))
-	for i := range img.Pix {
-		img.Pix[i] = 0xff
+// TimelinePlot draws the Timeline; nil without results.
+func TimelinePlot(results []Result) *Plot {
+	if len(results) == 0 {
+		return nil
 	}
-	maxX, maxY := 1.0, 1.0
+	series := Timeline(results)
+	a := Axes{
+		Title: "pods running and nodes ready, " + scenarioOf(results),
+		X:     "seconds since the workload was created",
+		Y:     "pods running, nodes ready",
+		MaxX:  1, MaxY: 1,
+	}
 	for _, s := range series {
+		a.Keys = append(a.Keys, s.Key)
 		for _, p := range s.Points {
-			maxX, maxY = max(maxX, p[0]), max(maxY, p[1])
+			a.MaxX, a.MaxY = max(a.MaxX, p[0]), max(a.MaxY, p[1])
 		}
 	}
-	toPixel := func(p [2]float64) (int, int) {
-		x := margin + int(p[0]/maxX*float64(plotWidth-2*margin))
-		y := plotHeight - margin - int(p[1]/maxY*float64(plotHeight-2*margin))
-		return x, y
-	}
-	black := color.RGBA{0, 0, 0, 0xff}
-	line(img, margin, plotHeight-margin, plotWidth-margin, plotHeight-margin, black)
-	line(img, margin, margin, margin, plotHeight-margin, black)
-	for x := 0.0; xStep > 0 && x <= maxX; x += xStep {
-		px, py := toPixel([2]float64{x, 0})
-		line(img, px, py, px, py+5, black)
-	}
+	img := newImage(900, 460)
+	c := newChart(img, img.Bounds(), a)
 	for _, s := range series {
-		for i := 1; i < len(s.Points); i++ {
-			x0, y0 := toPixel(s.Points[i-1])
-			x1, y1 := toPixel(s.Points[i])
-			line(img, x0, y0, x1, y1, s.Color)
-		}
+		c.polyline(s.Points, s.Color)
 	}
-	return img
+	return &Plot{RGBA: img, charts: []*chart{c}}
 }
 
-// line is Bresenham's algorithm.
-func line(img *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
-	dx, dy := abs(x1-x0), -abs(y1-y0)
-	sx, sy := sign(x1-x0), sign(y1-y0)
-	e := dx + dy
-	for {
-		img.SetRGBA(x0, y0, c)
-		if x0 == x1 && y0 == y1 {
-			return
-		}
-		e2 := 2 * e
-		if e2 >= dy {
-			e += dy
-			x0 += sx
-		}
-		if e2 <= dx {
-			e += dx
-			y0 += sy
-		}
-	}
-}
-
-func abs(v int) int { return max(v, -v) }
-
-func sign(v int) int {
-	switch {
-	case v > 0:
-		return 1
-	case v < 0:
-		return -1
-	}
-	return 0
+func scenarioOf(results []Result) string {
+	return fmt.Sprintf("%s at %d", results[0].Scenario, results[0].Size)
 }
 
 // WritePNG saves img at path.

@@ -17,9 +17,13 @@ limitations under the License.
 package report
 
 import (
+	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,34 +67,71 @@ func TestMarkdownWithoutBaselineHasNoRatio(t *testing.T) {
 	}
 }
 
+// count is the number of pixels of colour c within r.
+func count(img *image.RGBA, r image.Rectangle, c color.RGBA) int {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if img.RGBAAt(x, y) == c {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// expectLabelled fails unless the chart has its title and legend drawn above the area: text
+// in black and a swatch of each key's colour.
+func expectLabelled(t *testing.T, c *chart) {
+	t.Helper()
+	header := image.Rect(c.img.Bounds().Min.X, c.area.Min.Y-4*lineHeight, c.img.Bounds().Max.X, c.area.Min.Y)
+	if n := count(c.img, header.Intersect(c.img.Bounds()), black); n < 200 {
+		t.Errorf("%q: %d black pixels of text over the chart", c.Title, n)
+	}
+	for _, k := range c.Keys {
+		if n := count(c.img, header.Intersect(c.img.Bounds()), k.Color); n < swatch*swatch {
+			t.Errorf("%q: legend swatch of %q has %d pixels", c.Title, k.Name, n)
+		}
+	}
+	below := image.Rect(c.area.Min.X, c.area.Max.Y+1, c.area.Max.X, c.img.Bounds().Max.Y)
+	if n := count(c.img, below.Intersect(c.img.Bounds()), black); n < 100 {
+		t.Errorf("%q: %d black pixels of tick labels and x label", c.Title, n)
+	}
+}
+
 func TestTimelinePlotDrawsEverySeriesInItsColour(t *testing.T) {
 	series := Timeline(results())
 	if len(series) != 4 || series[3].Name != "kwok nodes ready" {
 		t.Fatalf("series = %v", series)
 	}
-	img := Render(series, 10)
-	seen := map[[4]uint8]bool{}
-	for i := 0; i < len(img.Pix); i += 4 {
-		seen[[4]uint8(img.Pix[i:i+4])] = true
+	p := TimelinePlot(results())
+	c := p.charts[0]
+	expectLabelled(t, c)
+	if c.MaxX != 60 || c.MaxY != 100 {
+		t.Fatalf("axes end at %v s, %v pods; want 60 and 100", c.MaxX, c.MaxY)
 	}
-	for _, c := range []struct {
-		name string
-		rgba [4]uint8
-	}{{"blue", [4]uint8{Blue.R, Blue.G, Blue.B, Blue.A}}, {"green", [4]uint8{Green.R, Green.G, Green.B, Green.A}},
-		{"orange", [4]uint8{Orange.R, Orange.G, Orange.B, Orange.A}}, {"red", [4]uint8{Red.R, Red.G, Red.B, Red.A}}} {
-		if !seen[c.rgba] {
-			t.Errorf("no %s pixel drawn", c.name)
+	for _, want := range []struct {
+		x, y float64
+		c    color.RGBA
+	}{
+		{60, 100, Blue},   // ours: every pod running at 60 s
+		{45, 70, Blue},    // half way between 30 s, 40 pods and 60 s, 100 pods
+		{60, 20, Green},   // ours: 20 nodes ready
+		{40, 100, Orange}, // the baseline: every pod at 40 s
+		{20, 10, Red},     // the baseline's nodes, half way to 20 at 40 s
+	} {
+		if got := p.RGBAAt(c.px(want.x, want.y).X, c.px(want.x, want.y).Y); got != want.c {
+			t.Errorf("pixel at %v s, %v = %v, want %v", want.x, want.y, got, want.c)
 		}
 	}
-	// Both pod series reach 100 pods, ours at 60 s (the right edge), the baseline at 40 s.
-	if got := img.RGBAAt(plotWidth-margin, margin); got != Blue {
-		t.Errorf("top right pixel = %v, want ours' last pod count in blue", got)
+	if got := p.RGBAAt(c.px(10, 90).X, c.px(10, 90).Y); got != white {
+		t.Errorf("pixel off every line = %v, want white", got)
 	}
-	if got := img.RGBAAt(margin+40*(plotWidth-2*margin)/60, margin); got != Orange {
-		t.Errorf("pixel at 40 s, 100 pods = %v, want the baseline's in orange", got)
+	if TimelinePlot(nil) != nil {
+		t.Error("a timeline of no result")
 	}
 	path := filepath.Join(t.TempDir(), "timeline.png")
-	if err := WritePNG(path, img); err != nil {
+	if err := WritePNG(path, p); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -103,16 +144,116 @@ func TestTimelinePlotDrawsEverySeriesInItsColour(t *testing.T) {
 	}
 }
 
+func TestCallsPlotBarsAreCallsPerNodeByAnswer(t *testing.T) {
+	rs := results()
+	// 20 nodes: deploys 22 calls (2 throttled) = 1.1 a node, lists 4 = 0.2, tags 1 failed.
+	rs[0].Calls = stats.Calls{"deployVirtualMachine": {"200": 20, "429": 2}, "listVirtualMachines": {"200": 4}, "createTags": {"533": 1}}
+	rs[0].CallsPerNode = rs[0].Calls.PerNode(20)
+	p := CallsPlot(rs)
+	c := p.charts[0]
+	expectLabelled(t, c)
+	if want := []string{"deployVirtualMachine", "listVirtualMachines", "createTags"}; !slices.Equal(c.Rows, want) {
+		t.Fatalf("rows = %v, want %v (most calls per node first)", c.Rows, want)
+	}
+	for _, want := range []struct {
+		row  int
+		x    float64
+		c    color.RGBA
+		tell string
+	}{
+		{0, 0.01, Blue, "deploys answered 200 from 0"},
+		{0, 0.97, Blue, "... to 1 a node"},
+		{0, 1.03, Orange, "throttled deploys from 1"},
+		{0, 1.08, Orange, "... to 1.1 a node"},
+		{1, 0.18, Blue, "lists to 0.2 a node"},
+		{2, 0.04, Red, "failed tags to 0.05 a node"},
+	} {
+		top, bottom := c.row(want.row)
+		if got := p.RGBAAt(c.px(want.x, 0).X, (top+bottom)/2); got != want.c {
+			t.Errorf("%s: pixel at %v = %v, want %v", want.tell, want.x, got, want.c)
+		}
+	}
+	for row, end := range []float64{1.1, 0.2, 0.05} {
+		top, bottom := c.row(row)
+		beyond := image.Rect(c.px(end, 0).X+2, top, c.area.Max.X, bottom)
+		for _, k := range codeKeys {
+			if n := count(p.RGBA, beyond, k.Color); n > 0 {
+				t.Errorf("row %d: %d pixels of %q beyond %v calls a node", row, n, k.Name, end)
+			}
+		}
+	}
+	if CallsPlot(rs[1:]) != nil {
+		t.Error("a calls plot of the KWOK provider, which makes no cloud call")
+	}
+}
+
+func TestLatencyPlotBarsAreTheBucketCounts(t *testing.T) {
+	rs := results()
+	rs[0].Latencies.PodStartup = []float64{1, 1, 1, 2, 5}
+	rs[1].Latencies.PodStartup = []float64{2, 2, 9}
+	rs[1].Latencies.NodeClaimRegistered = []float64{3}
+	p := LatencyPlot(rs)
+	if len(p.charts) != 3 {
+		t.Fatalf("%d panels, want 3", len(p.charts))
+	}
+	for _, c := range p.charts {
+		expectLabelled(t, c)
+	}
+	c := p.charts[0]
+	// The longest latency is 9 s: buckets of a second, 0 to 10 s, and 3 pods at the most.
+	if c.MaxX != 10 || c.MaxY != 3 {
+		t.Fatalf("axes end at %v s, %v pods; want 10 and 3", c.MaxX, c.MaxY)
+	}
+	want := [][]int{{0, 3, 1, 0, 0, 1, 0, 0, 0, 0}, {0, 0, 2, 0, 0, 0, 0, 0, 0, 1}}
+	for i, counts := range want {
+		colour := []color.RGBA{Blue, Orange}[i]
+		for b, n := range counts {
+			// The middle of result i's bar in bucket b: buckets keep 5% of their width free on
+			// either side and share the rest.
+			x := c.px(float64(b)+0.05+0.45*float64(i)+0.225, 0).X
+			if n > 0 {
+				if got := p.RGBAAt(x, c.px(0, float64(n)-0.2).Y); got != colour {
+					t.Errorf("result %d bucket %d: pixel under its top = %v, want %v", i, b, got, colour)
+				}
+			}
+			if got := p.RGBAAt(x, c.px(0, float64(n)+0.2).Y); got == colour {
+				t.Errorf("result %d bucket %d: the bar is higher than %d", i, b, n)
+			}
+		}
+	}
+	if got := count(p.RGBA, p.charts[1].area, Orange); got == 0 {
+		t.Error("no bar of the baseline's single NodeClaim registration")
+	}
+	if got := count(p.RGBA, p.charts[2].area, Blue) + count(p.RGBA, p.charts[2].area, Orange); got != 0 {
+		t.Errorf("%d bar pixels in the histogram of no sample", got)
+	}
+	if LatencyPlot(results()) != nil {
+		t.Error("a latency plot of results without samples")
+	}
+}
+
 func TestRunRoundTripsThroughJSON(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
-	if err := WriteJSON(path, Run{Results: results()}); err != nil {
+	run := Run{Results: results()}
+	run.Results[0].Latencies.PodStartup = []float64{1, 2.5, 30}
+	run.Results[1].Error = "waiting: [\n  1,\n  2\n] stays as it was"
+	if err := WriteJSON(path, run); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(raw), `"throttled429": 0`) || !strings.Contains(string(raw), `"peakRSSMiB": 150`) {
-		t.Errorf("json = %s", raw)
+	for _, want := range []string{`"throttled429": 0`, `"peakRSSMiB": 150`, `"podStartup": [1,2.5,30]`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("json lacks %s:\n%s", want, raw)
+		}
+	}
+	got, err := ReadJSON(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, run) {
+		t.Errorf("read back %+v\nwant %+v", got, run)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
@@ -56,6 +57,7 @@ type Result struct {
 	PodStartup           stats.Quantiles `json:"podStartup"`
 	NodeClaimRegistered  stats.Quantiles `json:"nodeClaimRegistered"`
 	NodeClaimInitialized stats.Quantiles `json:"nodeClaimInitialized"`
+	Latencies            Latencies       `json:"latencySeconds"`
 
 	Calls        stats.Calls        `json:"calls,omitempty"`
 	CallsPerNode map[string]float64 `json:"callsPerNode,omitempty"`
@@ -67,6 +69,14 @@ type Result struct {
 
 	Processes map[string]procstat.Usage `json:"processes"`
 	Timeline  []Sample                  `json:"timeline"`
+}
+
+// Latencies are the samples the quantiles summarise, in seconds and ascending, for the
+// histograms. Results written before they were kept have none.
+type Latencies struct {
+	PodStartup           []float64 `json:"podStartup,omitempty"`
+	NodeClaimRegistered  []float64 `json:"nodeClaimRegistered,omitempty"`
+	NodeClaimInitialized []float64 `json:"nodeClaimInitialized,omitempty"`
 }
 
 // TotalCallsPerNode sums CallsPerNode.
@@ -86,14 +96,36 @@ type Run struct {
 	Results []Result `json:"results"`
 }
 
-// WriteJSON saves the run at path.
+// numberArray is an indented array of numbers, which MarshalIndent writes one number a line:
+// thousands of latency samples would be thousands of lines. It starts with a bracket and a
+// newline, which no JSON string holds, so it never matches inside one.
+var (
+	numberArray = regexp.MustCompile(`\[\n(\s*-?[0-9][0-9.eE+-]*,?\n)+\s*\]`)
+	space       = regexp.MustCompile(`\s+`)
+)
+
+// WriteJSON saves the run at path, indented, with arrays of numbers on one line.
 func WriteJSON(path string, r Run) error {
 	raw, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding results, %w", err)
 	}
+	raw = numberArray.ReplaceAllFunc(raw, func(a []byte) []byte { return space.ReplaceAll(a, nil) })
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		return fmt.Errorf("writing %s, %w", path, err)
 	}
 	return nil
+}
+
+// ReadJSON loads a run WriteJSON saved.
+func ReadJSON(path string) (Run, error) {
+	var r Run
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return r, fmt.Errorf("reading %s, %w", path, err)
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return r, fmt.Errorf("decoding %s, %w", path, err)
+	}
+	return r, nil
 }

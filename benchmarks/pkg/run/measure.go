@@ -109,7 +109,7 @@ func scaleDown(ctx context.Context, t *Target, deployments []*appsv1.Deployment,
 
 // latencies reads pod startup (creation to Ready) and NodeClaim creation to Registered and
 // Initialized from the objects' condition transition times, which the API server keeps to
-// the second.
+// the second, and keeps the samples as well as their quantiles for the histograms.
 func latencies(ctx context.Context, c client.Client, r *report.Result) error {
 	pods := &corev1.PodList{}
 	if err := c.List(ctx, pods, client.InNamespace(objects.Namespace)); err != nil {
@@ -123,7 +123,7 @@ func latencies(ctx context.Context, c client.Client, r *report.Result) error {
 			}
 		}
 	}
-	r.PodStartup = stats.Summarise(startup)
+	r.PodStartup, r.Latencies.PodStartup = stats.Summarise(startup), stats.Seconds(startup)
 	claims := &karpv1.NodeClaimList{}
 	if err := c.List(ctx, claims); err != nil {
 		return fmt.Errorf("listing node claims, %w", err)
@@ -138,7 +138,8 @@ func latencies(ctx context.Context, c client.Client, r *report.Result) error {
 			initialized = append(initialized, d)
 		}
 	}
-	r.NodeClaimRegistered, r.NodeClaimInitialized = stats.Summarise(registered), stats.Summarise(initialized)
+	r.NodeClaimRegistered, r.Latencies.NodeClaimRegistered = stats.Summarise(registered), stats.Seconds(registered)
+	r.NodeClaimInitialized, r.Latencies.NodeClaimInitialized = stats.Summarise(initialized), stats.Seconds(initialized)
 	return nil
 }
 

@@ -24,6 +24,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -81,6 +82,10 @@ func TestLatenciesComeFromConditionTransitions(t *testing.T) {
 	}
 	if r.NodeClaims != 2 || r.NodeClaimRegistered.P99 != 8 || r.NodeClaimInitialized != (stats.Quantiles{Count: 1, P50: 6, P99: 6, Max: 6}) {
 		t.Errorf("claims %d registered %+v initialized %+v", r.NodeClaims, r.NodeClaimRegistered, r.NodeClaimInitialized)
+	}
+	want := report.Latencies{PodStartup: []float64{5, 20}, NodeClaimRegistered: []float64{4, 8}, NodeClaimInitialized: []float64{6}}
+	if !reflect.DeepEqual(r.Latencies, want) {
+		t.Errorf("samples = %+v, want %+v", r.Latencies, want)
 	}
 }
 

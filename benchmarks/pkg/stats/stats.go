@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package stats turns the timestamps and counters a benchmark collects into the figures it
-// reports: quantiles of latencies and API calls per node.
+// reports: quantiles and histograms of latencies and API calls per node.
 package stats
 
 import (
@@ -46,15 +46,56 @@ func Percentile(values []float64, p float64) float64 {
 
 // Summarise computes the quantiles of durations.
 func Summarise(durations []time.Duration) Quantiles {
+	seconds := Seconds(durations)
+	q := Quantiles{Count: len(seconds), P50: Percentile(seconds, 50), P99: Percentile(seconds, 99)}
+	if len(seconds) > 0 {
+		q.Max = seconds[len(seconds)-1]
+	}
+	return q
+}
+
+// Seconds are durations in seconds, ascending: the samples a report keeps to draw histograms
+// from, in a stable order.
+func Seconds(durations []time.Duration) []float64 {
 	seconds := make([]float64, len(durations))
 	for i, d := range durations {
 		seconds[i] = d.Seconds()
 	}
-	q := Quantiles{Count: len(seconds), P50: Percentile(seconds, 50), P99: Percentile(seconds, 99)}
-	if len(seconds) > 0 {
-		q.Max = slices.Max(seconds)
+	slices.Sort(seconds)
+	return seconds
+}
+
+// Histogram counts values in buckets of width from 0: bucket i holds [i*width, (i+1)*width),
+// and there are as many buckets as the largest value needs. Negative values, which only clock
+// skew between two timestamps makes, count in the first bucket. No value, or a width that is
+// not positive, gives no bucket.
+func Histogram(values []float64, width float64) []int {
+	if len(values) == 0 || width <= 0 {
+		return nil
 	}
-	return q
+	bucket := func(v float64) int { return max(0, int(math.Floor(v/width))) }
+	counts := make([]int, bucket(slices.Max(values))+1)
+	for _, v := range values {
+		counts[bucket(v)]++
+	}
+	return counts
+}
+
+// Step is the smallest round interval (1, 2 or 5 times a power of ten) that cuts [0, limit]
+// into at most parts pieces: the spacing of an axis' ticks and the width of a histogram's
+// buckets. It is 1 when limit or parts is not positive.
+func Step(limit float64, parts int) float64 {
+	if limit <= 0 || parts <= 0 {
+		return 1
+	}
+	raw := limit / float64(parts)
+	power := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5} {
+		if m*power >= raw {
+			return m * power
+		}
+	}
+	return 10 * power
 }
 
 // Calls are API calls by command and answer code ("200", "429", "533", ...), as the fake

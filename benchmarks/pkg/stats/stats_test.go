@@ -17,6 +17,8 @@ limitations under the License.
 package stats
 
 import (
+	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -86,5 +88,69 @@ func TestPerMinute(t *testing.T) {
 	}
 	if got := PerMinute(5, 0); got != 0 {
 		t.Errorf("PerMinute over no time = %v, want 0", got)
+	}
+}
+
+func TestSecondsAreSortedAndSummariseAgrees(t *testing.T) {
+	ds := []time.Duration{3 * time.Second, 1500 * time.Millisecond, 2 * time.Second}
+	got := Seconds(ds)
+	if len(got) != 3 || got[0] != 1.5 || got[1] != 2 || got[2] != 3 {
+		t.Errorf("Seconds = %v, want [1.5 2 3]", got)
+	}
+	if ds[0] != 3*time.Second {
+		t.Error("Seconds reordered its input")
+	}
+	if q := Summarise(ds); q.Max != 3 || q.P50 != 2 {
+		t.Errorf("Summarise = %+v", q)
+	}
+}
+
+func TestHistogramBucketsFromZero(t *testing.T) {
+	// Latencies come to the second: with 2-second buckets, 10 and 11 share [10, 12).
+	values := []float64{0, 1, 1, 4, 10, 11, 12, 19.99, -1}
+	for _, c := range []struct {
+		width float64
+		want  []int
+	}{
+		{1, []int{2, 2, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1}},
+		{2, []int{4, 0, 1, 0, 0, 2, 1, 0, 0, 1}},
+		{5, []int{5, 0, 3, 1}},
+		{100, []int{9}},
+	} {
+		got := Histogram(values, c.width)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("width %v: %v, want %v", c.width, got, c.want)
+		}
+		total := 0
+		for _, n := range got {
+			total += n
+		}
+		if total != len(values) {
+			t.Errorf("width %v counts %d values of %d", c.width, total, len(values))
+		}
+	}
+	if got := Histogram(nil, 1); got != nil {
+		t.Errorf("histogram of nothing = %v", got)
+	}
+	if got := Histogram(values, 0); got != nil {
+		t.Errorf("histogram of width 0 = %v", got)
+	}
+}
+
+func TestStepIsRoundAndCoversTheRange(t *testing.T) {
+	for _, c := range []struct {
+		limit float64
+		parts int
+		want  float64
+	}{
+		{22, 10, 5}, {20, 10, 2}, {600, 10, 100}, {59, 30, 2}, {3.34, 6, 1}, {0.9, 5, 0.2}, {1000, 10, 100}, {0, 5, 1}, {7, 0, 1},
+	} {
+		got := Step(c.limit, c.parts)
+		if math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("Step(%v, %d) = %v, want %v", c.limit, c.parts, got, c.want)
+		}
+		if c.limit > 0 && c.parts > 0 && c.limit/got > float64(c.parts)+1e-9 {
+			t.Errorf("Step(%v, %d) = %v cuts more than %d parts", c.limit, c.parts, got, c.parts)
+		}
 	}
 }
