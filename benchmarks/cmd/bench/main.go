@@ -50,6 +50,7 @@ type options struct {
 	out      string
 	timeout  time.Duration
 	env      []string
+	cluster  run.Cluster
 	// render names a saved results JSON whose Markdown and plots are written again, next to
 	// it, instead of running anything.
 	render string
@@ -79,16 +80,19 @@ func main() {
 // parseFlags reads args (without the command's name) into options through fs.
 func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	var o options
-	id := fs.String("scenario", "S1", "scenario of the benchmarks doc (issue 8): S1, S2, S4 or S5")
-	fs.IntVar(&o.size, "nodes", 100, "scale of the scenario: pods for S1, pods (one node each) for S2, S4 and S5")
+	id := fs.String("scenario", "S1", "scenario of the benchmarks doc (issue 8): "+strings.Join(scenario.IDs(), ", "))
+	fs.IntVar(&o.size, "nodes", 100, "scale of the scenario: nodes for S0 and S3, pods for S1, pods (one node each) for S2, S4 and S5")
 	fs.BoolVar(&o.baseline, "baseline", false, "also run the scenario with Karpenter's KWOK provider and report ratios")
 	fs.StringVar(&o.out, "out", ".bench", "folder for results and run logs")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "limit of each provider's scale-out (and of the scale-down)")
 	providerEnv := fs.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider, such as BATCH_MAX_DURATION=2s")
+	kwokctlArgs := fs.String("kwokctl-args", "--disable-qps-limits", "space-separated extra kwokctl create flags of both clusters; the default lifts the control plane's client QPS limits (kube-scheduler binds at 50/s otherwise)")
+	fs.Float64Var(&o.cluster.HeartbeatFactor, "heartbeat-factor", 0, "kwokctl heartbeat factor of both clusters; 0 keeps the e2e framework's (1); raise it above 2,500 nodes")
 	fs.StringVar(&o.render, "render", "", "write the Markdown and plots of a saved results JSON again, next to it, without running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	o.cluster.Args = strings.Fields(*kwokctlArgs)
 	s, err := scenario.ByID(*id)
 	if err != nil {
 		return o, err
@@ -98,7 +102,11 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 		o.env = strings.Split(*providerEnv, ",")
 	}
 	if o.baseline && !s.Baseline() {
-		return o, fmt.Errorf("%s configures the fake cloud, which the KWOK baseline does not have", s.ID)
+		why := "configures the fake cloud, which the KWOK baseline does not have"
+		if s.Calibration {
+			why = "runs no provisioner, so there is nothing to compare"
+		}
+		return o, fmt.Errorf("-baseline: %s %s", s.ID, why)
 	}
 	if o.size <= 0 {
 		return o, errors.New("-nodes must be positive")
@@ -117,9 +125,13 @@ func benchmark(ctx context.Context, o options) error {
 		Started: started.Format(time.RFC3339),
 	}
 	fmt.Fprintf(os.Stderr, "%s (%s), size %d\n", o.ID, o.Description, o.size)
-	starts := []func(context.Context, framework.Paths) (*run.Target, error){
-		func(ctx context.Context, p framework.Paths) (*run.Target, error) { return run.StartOurs(ctx, p, o.env) },
+	ours := func(ctx context.Context, p framework.Paths, c run.Cluster) (*run.Target, error) {
+		return run.StartOurs(ctx, p, c, o.env)
 	}
+	if o.Calibration {
+		ours = run.StartCalibration
+	}
+	starts := []func(context.Context, framework.Paths, run.Cluster) (*run.Target, error){ours}
 	if o.baseline {
 		starts = append(starts, run.StartBaseline)
 	}
@@ -135,7 +147,7 @@ func benchmark(ctx context.Context, o options) error {
 
 // runOne brings up one provider's cluster, measures the scenario and tears it all down. The
 // run folder (logs) is kept when the run did not complete.
-func runOne(ctx context.Context, o options, start func(context.Context, framework.Paths) (*run.Target, error), started time.Time, i int) (report.Result, error) {
+func runOne(ctx context.Context, o options, start func(context.Context, framework.Paths, run.Cluster) (*run.Target, error), started time.Time, i int) (report.Result, error) {
 	p, err := framework.DefaultPaths("bench")
 	if err != nil {
 		return report.Result{}, err
@@ -145,7 +157,7 @@ func runOne(ctx context.Context, o options, start func(context.Context, framewor
 		return report.Result{}, fmt.Errorf("resolving %s, %w", o.out, err)
 	}
 	p.RunDir = filepath.Join(abs, "runs", fmt.Sprintf("%s-%s-%d-%d", started.Format("20060102-150405"), o.ID, o.size, i))
-	t, err := start(ctx, p)
+	t, err := start(ctx, p, o.cluster)
 	if err != nil {
 		stop(ctx, t)
 		return report.Result{}, fmt.Errorf("starting (logs in %s), %w", p.RunDir, err)

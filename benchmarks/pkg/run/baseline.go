@@ -48,37 +48,23 @@ const (
 // StartBaseline brings up the same kind of cluster as StartOurs with Karpenter's KWOK
 // provider in place of the fake cloud and ours, seeing the fake's default world as its
 // instance-type catalogue.
-func StartBaseline(ctx context.Context, p framework.Paths) (*Target, error) {
-	settings, err := framework.NewSettings("bench-kwok")
+func StartBaseline(ctx context.Context, p framework.Paths, settings Cluster) (*Target, error) {
+	ports, err := framework.NewSettings("bench-kwok")
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(p.RunDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating run folder, %w", err)
-	}
-	if err := process.ClaimRun(p.RunDir); err != nil {
-		return nil, err
-	}
-	c := cluster.Options{Name: settings.ClusterName, Runtime: cluster.RuntimeBinary, BinDir: p.BinDir, WorkDir: p.KwokDir(),
-		Kubeconfig: p.Kubeconfig(), HeartbeatFactor: framework.HeartbeatFactor}
 	runner := process.NewRunner(p.RunDir)
-	t := &Target{Provider: "kwok", paths: p, cluster: c, pidFiles: pidFiles(p, c, kwokProviderName), stop: func(ctx context.Context) error {
-		return errors.Join(runner.Stop(kwokProviderName), cluster.Delete(ctx, c, p.LogPath("kwokctl")), os.RemoveAll(p.KwokDir()), process.Release(p.RunDir))
-	}}
-	if err := cluster.Create(ctx, c, p.LogPath("kwokctl")); err != nil {
+	t, err := startCluster(ctx, p, ports.ClusterName, "kwok", settings, func() error { return runner.Stop(kwokProviderName) })
+	if err != nil {
 		return t, err
 	}
-	if t.Client, err = framework.NewClient(p.Kubeconfig()); err != nil {
-		return t, err
-	}
+	t.pidFiles = pidFiles(p, t.cluster, kwokProviderName)
 	kwokCRDs, err := kwokCRDDir()
 	if err != nil {
 		return t, err
 	}
-	for _, dir := range []string{p.CRDDir(), kwokCRDs} {
-		if err := framework.InstallCRDs(ctx, t.Client, dir); err != nil {
-			return t, err
-		}
+	if err := framework.InstallCRDs(ctx, t.Client, kwokCRDs); err != nil {
+		return t, err
 	}
 	catalogPath := filepath.Join(p.RunDir, "instance-types.json")
 	if err := writeCatalog(catalogPath); err != nil {
@@ -90,12 +76,12 @@ func StartBaseline(ctx context.Context, p framework.Paths) (*Target, error) {
 		Env: []string{
 			"KUBECONFIG=" + p.Kubeconfig(),
 			"DISABLE_LEADER_ELECTION=true",
-			"METRICS_PORT=" + strconv.Itoa(settings.MetricsPort),
-			"HEALTH_PROBE_PORT=" + strconv.Itoa(settings.HealthPort),
+			"METRICS_PORT=" + strconv.Itoa(ports.MetricsPort),
+			"HEALTH_PROBE_PORT=" + strconv.Itoa(ports.HealthPort),
 			"INSTANCE_TYPES_FILE_PATH=" + catalogPath,
 		},
-		Ports:    map[string]int{"metrics": settings.MetricsPort, "health": settings.HealthPort},
-		ReadyURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", settings.HealthPort),
+		Ports:    map[string]int{"metrics": ports.MetricsPort, "health": ports.HealthPort},
+		ReadyURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", ports.HealthPort),
 	}
 	if err := runner.Start(context.WithoutCancel(ctx), provider); err != nil {
 		return t, err
@@ -112,6 +98,36 @@ func StartBaseline(ctx context.Context, p framework.Paths) (*Target, error) {
 		return t, fmt.Errorf("creating node pool, %w", err)
 	}
 	return t, nil
+}
+
+// StartCalibration brings up the cluster alone, for the calibration scenario, whose
+// workload brings its own nodes.
+func StartCalibration(ctx context.Context, p framework.Paths, settings Cluster) (*Target, error) {
+	return startCluster(ctx, p, "bench-calibration", "kwok-only", settings, func() error { return nil })
+}
+
+// startCluster creates the kwokctl cluster of a run without the fake cloud, with Karpenter's
+// CRDs installed; stopProvisioner stops what the caller starts on it.
+func startCluster(ctx context.Context, p framework.Paths, name, provider string, settings Cluster, stopProvisioner func() error) (*Target, error) {
+	if err := os.MkdirAll(p.RunDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating run folder, %w", err)
+	}
+	if err := process.ClaimRun(p.RunDir); err != nil {
+		return nil, err
+	}
+	c := settings.options(cluster.Options{Name: name, Runtime: cluster.RuntimeBinary, BinDir: p.BinDir, WorkDir: p.KwokDir(), Kubeconfig: p.Kubeconfig()})
+	t := &Target{Provider: provider, paths: p, cluster: c, pidFiles: pidFiles(p, c), stop: func(ctx context.Context) error {
+		return errors.Join(stopProvisioner(), cluster.Delete(ctx, c, p.LogPath("kwokctl")), os.RemoveAll(p.KwokDir()), process.Release(p.RunDir))
+	}}
+	if err := cluster.Create(ctx, c, p.LogPath("kwokctl")); err != nil {
+		return t, err
+	}
+	client, err := framework.NewClient(p.Kubeconfig())
+	if err != nil {
+		return t, err
+	}
+	t.Client = client
+	return t, framework.InstallCRDs(ctx, t.Client, p.CRDDir())
 }
 
 // kwokNodeClass is unstructured: the KWOK provider's API has no fields, and its CRD defaults

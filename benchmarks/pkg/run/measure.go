@@ -23,7 +23,8 @@ import (
 	"io"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
+	"golang.org/x/sync/errgroup"
+
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -52,17 +53,15 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 			return err
 		}
 	}
-	deployments, pods := s.Workload(size)
+	workload, pods := s.Workload(size)
 	r.Pods = pods
 	before, err := t.Calls(ctx)
 	if err != nil {
 		return err
 	}
 	w := &watcher{client: t.Client, label: s.ID + " " + t.Provider, progress: progress, start: time.Now()}
-	for _, d := range deployments {
-		if err := t.Client.Create(ctx, d); err != nil {
-			return fmt.Errorf("creating deployment %s, %w", d.Name, err)
-		}
+	if err := createAll(ctx, t.Client, workload); err != nil {
+		return err
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -72,15 +71,33 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	r.NodesPerMinute = stats.PerMinute(last.NodesReady, elapsed)
 	errs := []error{waitErr, latencies(ctx, t.Client, r)}
 	if s.ScaleDown && waitErr == nil {
-		errs = append(errs, scaleDown(ctx, t, deployments, w, timeout, r))
+		errs = append(errs, scaleDown(ctx, t, workload, w, timeout, r))
 	}
 	errs = append(errs, costs(ctx, t, before, r))
 	return errors.Join(errs...)
 }
 
+// creators is how many objects are created at once: calibration creates tens of thousands.
+const creators = 16
+
+// createAll creates the workload's objects, several at a time.
+func createAll(ctx context.Context, c client.Client, objs []client.Object) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(creators)
+	for _, o := range objs {
+		g.Go(func() error {
+			if err := c.Create(ctx, o); err != nil {
+				return fmt.Errorf("creating %s %s, %w", o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
 // scaleDown deletes the workload and waits until every node is gone; the headline time and
 // the call counts then cover the scale-down only.
-func scaleDown(ctx context.Context, t *Target, deployments []*appsv1.Deployment, w *watcher, timeout time.Duration, r *report.Result) error {
+func scaleDown(ctx context.Context, t *Target, workload []client.Object, w *watcher, timeout time.Duration, r *report.Result) error {
 	np := &karpv1.NodePool{}
 	if err := t.Client.Get(ctx, client.ObjectKey{Name: NodePoolName}, np); err != nil {
 		return fmt.Errorf("getting node pool, %w", err)
@@ -93,9 +110,9 @@ func scaleDown(ctx context.Context, t *Target, deployments []*appsv1.Deployment,
 	}
 	nodes := r.Nodes
 	start := time.Now()
-	for _, d := range deployments {
-		if err := t.Client.Delete(ctx, d, client.PropagationPolicy("Background")); err != nil {
-			return fmt.Errorf("deleting deployment %s, %w", d.Name, err)
+	for _, o := range workload {
+		if err := t.Client.Delete(ctx, o, client.PropagationPolicy("Background")); err != nil {
+			return fmt.Errorf("deleting %s, %w", o.GetName(), err)
 		}
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, timeout)

@@ -34,12 +34,13 @@ import (
 // StartOurs brings up the e2e environment (cluster, fake cloud, our provider) with a
 // NodeClass and NodePool, and waits until the NodeClass is ready so that the measured time
 // starts with a provisioner able to launch.
-func StartOurs(ctx context.Context, p framework.Paths, providerEnv []string) (*Target, error) {
-	settings, err := framework.NewSettings("bench")
+func StartOurs(ctx context.Context, p framework.Paths, settings Cluster, providerEnv []string) (*Target, error) {
+	ports, err := framework.NewSettings("bench")
 	if err != nil {
 		return nil, err
 	}
-	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: settings, Runtime: cluster.RuntimeBinary, ProviderEnv: providerEnv})
+	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: ports, Runtime: cluster.RuntimeBinary, ProviderEnv: providerEnv,
+		ClusterArgs: settings.Args, HeartbeatFactor: settings.HeartbeatFactor})
 	t := &Target{Provider: "cloudstack", stop: func(ctx context.Context) error {
 		if env == nil {
 			return nil
