@@ -108,6 +108,8 @@ type latencyPanel struct {
 var latencyPanels = []latencyPanel{
 	{"pod startup: creation to Ready", "pods",
 		func(r Result) []float64 { return r.Latencies.PodStartup }, func(r Result) stats.Quantiles { return r.PodStartup }},
+	{"NodeClaim creation to Launched", "NodeClaims",
+		func(r Result) []float64 { return r.Latencies.NodeClaimLaunched }, func(r Result) stats.Quantiles { return r.NodeClaimLaunched }},
 	{"NodeClaim creation to Registered", "NodeClaims",
 		func(r Result) []float64 { return r.Latencies.NodeClaimRegistered }, func(r Result) stats.Quantiles { return r.NodeClaimRegistered }},
 	{"NodeClaim creation to Initialized", "NodeClaims",

@@ -36,6 +36,8 @@ var rows = []row{
 	{"nodes/min", func(r Result) float64 { return r.NodesPerMinute }, ""},
 	{"pod startup p50", func(r Result) float64 { return r.PodStartup.P50 }, "s"},
 	{"pod startup p99", func(r Result) float64 { return r.PodStartup.P99 }, "s"},
+	{"NodeClaim create -> Launched p50", func(r Result) float64 { return r.NodeClaimLaunched.P50 }, "s"},
+	{"NodeClaim create -> Launched p99", func(r Result) float64 { return r.NodeClaimLaunched.P99 }, "s"},
 	{"NodeClaim create -> Registered p50", func(r Result) float64 { return r.NodeClaimRegistered.P50 }, "s"},
 	{"NodeClaim create -> Registered p99", func(r Result) float64 { return r.NodeClaimRegistered.P99 }, "s"},
 	{"NodeClaim create -> Initialized p50", func(r Result) float64 { return r.NodeClaimInitialized.P50 }, "s"},

@@ -193,8 +193,8 @@ func TestLatencyPlotBarsAreTheBucketCounts(t *testing.T) {
 	rs[1].Latencies.PodStartup = []float64{2, 2, 9}
 	rs[1].Latencies.NodeClaimRegistered = []float64{3}
 	p := LatencyPlot(rs)
-	if len(p.charts) != 3 {
-		t.Fatalf("%d panels, want 3", len(p.charts))
+	if len(p.charts) != len(latencyPanels) {
+		t.Fatalf("%d panels, want %d", len(p.charts), len(latencyPanels))
 	}
 	for _, c := range p.charts {
 		expectLabelled(t, c)
@@ -221,11 +221,14 @@ func TestLatencyPlotBarsAreTheBucketCounts(t *testing.T) {
 			}
 		}
 	}
-	if got := count(p.RGBA, p.charts[1].area, Orange); got == 0 {
+	// Panels: pod startup, launched, registered, initialized.
+	if got := count(p.RGBA, p.charts[2].area, Orange); got == 0 {
 		t.Error("no bar of the baseline's single NodeClaim registration")
 	}
-	if got := count(p.RGBA, p.charts[2].area, Blue) + count(p.RGBA, p.charts[2].area, Orange); got != 0 {
-		t.Errorf("%d bar pixels in the histogram of no sample", got)
+	for _, empty := range []int{1, 3} {
+		if got := count(p.RGBA, p.charts[empty].area, Blue) + count(p.RGBA, p.charts[empty].area, Orange); got != 0 {
+			t.Errorf("%d bar pixels in panel %d, the histogram of no sample", got, empty)
+		}
 	}
 	if LatencyPlot(results()) != nil {
 		t.Error("a latency plot of results without samples")

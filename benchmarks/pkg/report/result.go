@@ -54,7 +54,10 @@ type Result struct {
 	NodeClaims     int     `json:"nodeClaims"`
 	NodesPerMinute float64 `json:"nodesPerMinute"`
 
-	PodStartup           stats.Quantiles `json:"podStartup"`
+	PodStartup stats.Quantiles `json:"podStartup"`
+	// NodeClaimLaunched is creation to the provider's Create returning, which is the cloud's
+	// share of registration.
+	NodeClaimLaunched    stats.Quantiles `json:"nodeClaimLaunched"`
 	NodeClaimRegistered  stats.Quantiles `json:"nodeClaimRegistered"`
 	NodeClaimInitialized stats.Quantiles `json:"nodeClaimInitialized"`
 	Latencies            Latencies       `json:"latencySeconds"`
@@ -75,6 +78,7 @@ type Result struct {
 // histograms. Results written before they were kept have none.
 type Latencies struct {
 	PodStartup           []float64 `json:"podStartup,omitempty"`
+	NodeClaimLaunched    []float64 `json:"nodeClaimLaunched,omitempty"`
 	NodeClaimRegistered  []float64 `json:"nodeClaimRegistered,omitempty"`
 	NodeClaimInitialized []float64 `json:"nodeClaimInitialized,omitempty"`
 }

@@ -146,8 +146,11 @@ func latencies(ctx context.Context, c client.Client, r *report.Result) error {
 		return fmt.Errorf("listing node claims, %w", err)
 	}
 	r.NodeClaims = len(claims.Items)
-	var registered, initialized []time.Duration
+	var launched, registered, initialized []time.Duration
 	for _, nc := range claims.Items {
+		if d, ok := sinceCreation(nc, karpv1.ConditionTypeLaunched); ok {
+			launched = append(launched, d)
+		}
 		if d, ok := sinceCreation(nc, karpv1.ConditionTypeRegistered); ok {
 			registered = append(registered, d)
 		}
@@ -155,6 +158,7 @@ func latencies(ctx context.Context, c client.Client, r *report.Result) error {
 			initialized = append(initialized, d)
 		}
 	}
+	r.NodeClaimLaunched, r.Latencies.NodeClaimLaunched = stats.Summarise(launched), stats.Seconds(launched)
 	r.NodeClaimRegistered, r.Latencies.NodeClaimRegistered = stats.Summarise(registered), stats.Seconds(registered)
 	r.NodeClaimInitialized, r.Latencies.NodeClaimInitialized = stats.Summarise(initialized), stats.Seconds(initialized)
 	return nil

@@ -54,7 +54,8 @@ func pod(name string, readyAfter int) *corev1.Pod {
 	return p
 }
 
-// nodeClaim is created at 10 s; initialized < 0 leaves it registered but not initialized.
+// nodeClaim is created at 10 s and launched a second later; initialized < 0 leaves it
+// registered but not initialized.
 func nodeClaim(name string, registered, initialized int) *karpv1.NodeClaim {
 	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: at(10)}}
 	init := status.Condition{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionFalse, LastTransitionTime: at(10)}
@@ -62,6 +63,7 @@ func nodeClaim(name string, registered, initialized int) *karpv1.NodeClaim {
 		init.Status, init.LastTransitionTime = metav1.ConditionTrue, at(10+initialized)
 	}
 	nc.Status.Conditions = []status.Condition{
+		{Type: karpv1.ConditionTypeLaunched, Status: metav1.ConditionTrue, LastTransitionTime: at(11)},
 		{Type: karpv1.ConditionTypeRegistered, Status: metav1.ConditionTrue, LastTransitionTime: at(10 + registered)},
 		init,
 	}
@@ -83,7 +85,7 @@ func TestLatenciesComeFromConditionTransitions(t *testing.T) {
 	if r.NodeClaims != 2 || r.NodeClaimRegistered.P99 != 8 || r.NodeClaimInitialized != (stats.Quantiles{Count: 1, P50: 6, P99: 6, Max: 6}) {
 		t.Errorf("claims %d registered %+v initialized %+v", r.NodeClaims, r.NodeClaimRegistered, r.NodeClaimInitialized)
 	}
-	want := report.Latencies{PodStartup: []float64{5, 20}, NodeClaimRegistered: []float64{4, 8}, NodeClaimInitialized: []float64{6}}
+	want := report.Latencies{PodStartup: []float64{5, 20}, NodeClaimLaunched: []float64{1, 1}, NodeClaimRegistered: []float64{4, 8}, NodeClaimInitialized: []float64{6}}
 	if !reflect.DeepEqual(r.Latencies, want) {
 		t.Errorf("samples = %+v, want %+v", r.Latencies, want)
 	}
