@@ -28,25 +28,31 @@ type row struct {
 	name  string
 	value func(Result) float64
 	unit  string
+	// applies, when set, leaves the row out unless some result has what it measures.
+	applies func(Result) bool
 }
 
 var rows = []row{
-	{"time to all pods running (scale-down: all nodes gone)", func(r Result) float64 { return r.Seconds }, "s"},
-	{"nodes", func(r Result) float64 { return float64(r.Nodes) }, ""},
-	{"nodes/min", func(r Result) float64 { return r.NodesPerMinute }, ""},
-	{"pod startup p50", func(r Result) float64 { return r.PodStartup.P50 }, "s"},
-	{"pod startup p99", func(r Result) float64 { return r.PodStartup.P99 }, "s"},
-	{"NodeClaim create -> Launched p50", func(r Result) float64 { return r.NodeClaimLaunched.P50 }, "s"},
-	{"NodeClaim create -> Launched p99", func(r Result) float64 { return r.NodeClaimLaunched.P99 }, "s"},
-	{"NodeClaim create -> Registered p50", func(r Result) float64 { return r.NodeClaimRegistered.P50 }, "s"},
-	{"NodeClaim create -> Registered p99", func(r Result) float64 { return r.NodeClaimRegistered.P99 }, "s"},
-	{"NodeClaim create -> Initialized p50", func(r Result) float64 { return r.NodeClaimInitialized.P50 }, "s"},
-	{"NodeClaim create -> Initialized p99", func(r Result) float64 { return r.NodeClaimInitialized.P99 }, "s"},
-	{"CloudStack calls per node", Result.TotalCallsPerNode, ""},
-	{"429 answers", func(r Result) float64 { return float64(r.Throttled) }, ""},
-	{"533 answers", func(r Result) float64 { return float64(r.NoCapacity) }, ""},
-	{"failed deploy jobs", func(r Result) float64 { return float64(r.FailedDeployJobs) }, ""},
+	{"time to all pods running (scale-down: all nodes gone)", func(r Result) float64 { return r.Seconds }, "s", nil},
+	{"nodes", func(r Result) float64 { return float64(r.Nodes) }, "", nil},
+	{"nodes/min", func(r Result) float64 { return r.NodesPerMinute }, "", nil},
+	{"pod startup p50", func(r Result) float64 { return r.PodStartup.P50 }, "s", nil},
+	{"pod startup p99", func(r Result) float64 { return r.PodStartup.P99 }, "s", nil},
+	{"NodeClaim create -> Launched p50", func(r Result) float64 { return r.NodeClaimLaunched.P50 }, "s", provisioned},
+	{"NodeClaim create -> Launched p99", func(r Result) float64 { return r.NodeClaimLaunched.P99 }, "s", provisioned},
+	{"NodeClaim create -> Registered p50", func(r Result) float64 { return r.NodeClaimRegistered.P50 }, "s", provisioned},
+	{"NodeClaim create -> Registered p99", func(r Result) float64 { return r.NodeClaimRegistered.P99 }, "s", provisioned},
+	{"NodeClaim create -> Initialized p50", func(r Result) float64 { return r.NodeClaimInitialized.P50 }, "s", provisioned},
+	{"NodeClaim create -> Initialized p99", func(r Result) float64 { return r.NodeClaimInitialized.P99 }, "s", provisioned},
+	{"CloudStack calls per node", Result.TotalCallsPerNode, "", clouded},
+	{"429 answers", func(r Result) float64 { return float64(r.Throttled) }, "", clouded},
+	{"533 answers", func(r Result) float64 { return float64(r.NoCapacity) }, "", clouded},
+	{"failed deploy jobs", func(r Result) float64 { return float64(r.FailedDeployJobs) }, "", clouded},
 }
+
+func provisioned(r Result) bool { return r.NodeClaims > 0 }
+
+func clouded(r Result) bool { return r.Calls != nil }
 
 // Markdown renders a run: one column per provider and, with a baseline, the ratio of ours
 // to it, which is the figure to compare across machines.
@@ -74,6 +80,9 @@ func Markdown(run Run) string {
 	writeRow(&b, header)
 	writeRow(&b, slices.Repeat([]string{"---"}, len(header)))
 	for _, rw := range rows {
+		if rw.applies != nil && !slices.ContainsFunc(results, rw.applies) {
+			continue
+		}
 		cells := []string{rw.name}
 		for _, r := range results {
 			cells = append(cells, format(rw.value(r))+rw.unit)

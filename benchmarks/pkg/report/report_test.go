@@ -60,6 +60,18 @@ func TestMarkdownShowsRatiosAndEveryProcess(t *testing.T) {
 	}
 }
 
+func TestMarkdownLeavesOutWhatARunCannotHave(t *testing.T) {
+	calibration := Result{Scenario: "S0", Size: 10, Provider: "kwok-only", Completed: true, Seconds: 5}
+	md := Markdown(Run{Results: []Result{calibration}})
+	if strings.Contains(md, "NodeClaim create") || strings.Contains(md, "CloudStack calls per node") {
+		t.Errorf("a run without NodeClaims or cloud calls lists them:\n%s", md)
+	}
+	calibration.NodeClaims = 1
+	if md := Markdown(Run{Results: []Result{calibration}}); !strings.Contains(md, "| NodeClaim create -> Launched p50 |") {
+		t.Errorf("a run with NodeClaims lacks their latencies:\n%s", md)
+	}
+}
+
 func TestMarkdownWithoutBaselineHasNoRatio(t *testing.T) {
 	md := Markdown(Run{Results: results()[:1]})
 	if strings.Contains(md, "ratio") {
