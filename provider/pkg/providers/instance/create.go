@@ -86,11 +86,13 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	if err != nil {
 		return nil, p.launchError(err, c)
 	}
+	// Watched before tagging, so one poll can report both jobs.
+	deployJob := p.watcher.Watch(created.JobID)
 	if err := p.tag(ctx, created.ID, tags); err != nil {
 		p.cleanUp(ctx, created.ID)
 		return nil, cloudprovider.NewCreateError(fmt.Errorf("tagging VM %s, %w", created.ID, err), "TaggingFailed", "CloudStack did not tag the VM; it was destroyed so it cannot leak")
 	}
-	job, err := p.watcher.Wait(ctx, created.JobID)
+	job, err := deployJob.Wait(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			p.cleanUp(ctx, created.ID)

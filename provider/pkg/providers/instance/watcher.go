@@ -68,17 +68,34 @@ func NewWatcher(api csapi.API, clk clock.WithTicker, interval time.Duration, sco
 // Wait blocks until the job finishes and returns it; a failed job is returned with its
 // classified error.
 func (w *Watcher) Wait(ctx context.Context, jobID string) (*cloudstack.AsyncJob, error) {
+	return w.Watch(jobID).Wait(ctx)
+}
+
+// Watch starts watching a job without waiting for it, so that the next poll covers it while
+// the caller does other work; Wait on the result collects it.
+func (w *Watcher) Watch(jobID string) *Job {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	wt, ok := w.pending[jobID]
 	if !ok {
 		wt = &waiter{started: w.clock.Now(), done: make(chan struct{})}
 		w.pending[jobID] = wt
 	}
-	w.mu.Unlock()
+	return &Job{watcher: w, waiter: wt}
+}
+
+// Job is a watched job.
+type Job struct {
+	watcher *Watcher
+	waiter  *waiter
+}
+
+// Wait blocks until the job finishes; see Watcher.Wait.
+func (j *Job) Wait(ctx context.Context) (*cloudstack.AsyncJob, error) {
 	select {
-	case <-wt.done:
-		JobWaitDuration.Observe(w.clock.Since(wt.started).Seconds())
-		return wt.job, wt.err
+	case <-j.waiter.done:
+		JobWaitDuration.Observe(j.watcher.clock.Since(j.waiter.started).Seconds())
+		return j.waiter.job, j.waiter.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
