@@ -40,13 +40,17 @@ type VMFilter struct {
 	// parameter limit.
 	IDs  []string
 	Name string
-	Tags map[string]string
+	// Keyword matches a substring of the name or the display name, case-insensitively.
+	Keyword string
+	Tags    map[string]string
 }
 
 // DeployRequest is one deployVirtualMachine call.
 type DeployRequest struct {
 	Scope
-	Name              string
+	Name string
+	// DisplayName defaults to Name.
+	DisplayName       string
 	ZoneID            string
 	ServiceOfferingID string
 	TemplateID        string

@@ -17,6 +17,7 @@ limitations under the License.
 package cloudstack
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -63,7 +64,7 @@ func (c *Client) DeployVirtualMachine(ctx context.Context, req DeployRequest) (C
 	p := cs.VirtualMachine.NewDeployVirtualMachineParams(req.ServiceOfferingID, req.TemplateID, req.ZoneID)
 	applyScope(p, req.Scope)
 	p.SetName(req.Name)
-	p.SetDisplayname(req.Name)
+	p.SetDisplayname(cmp.Or(req.DisplayName, req.Name))
 	if len(req.NetworkIDs) > 0 {
 		p.SetNetworkids(req.NetworkIDs)
 	}

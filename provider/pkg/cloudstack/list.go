@@ -149,6 +149,9 @@ func (c *Client) ListVirtualMachines(ctx context.Context, scope Scope, filter VM
 	if filter.Name != "" {
 		p.SetName(filter.Name)
 	}
+	if filter.Keyword != "" {
+		p.SetKeyword(filter.Keyword)
+	}
 	if len(filter.Tags) > 0 {
 		p.SetTags(filter.Tags)
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package fake
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strconv"
@@ -81,7 +82,7 @@ func (a *API) DeployVirtualMachine(ctx context.Context, req csapi.DeployRequest)
 		return csapi.Created{}, paramError(command, "The vm with hostName "+req.Name+" already exists in the network domain: cs.internal; network="+strings.Join(req.NetworkIDs, ","))
 	}
 	vm := &cloudstack.VirtualMachine{
-		Id: a.newID(kindVM), Name: req.Name, Displayname: req.Name, State: "Starting", Created: a.now(),
+		Id: a.newID(kindVM), Name: req.Name, Displayname: cmp.Or(req.DisplayName, req.Name), State: "Starting", Created: a.now(),
 		Zoneid: zone.Id, Zonename: zone.Name, Templateid: template.Id, Templatename: template.Name,
 		Serviceofferingid: offering.Id, Serviceofferingname: offering.Name, Cpunumber: cpu, Memory: memory,
 		Gpucount: offering.Gpucount, Projectid: req.ProjectID, Domainid: req.DomainID, Details: req.Details,
@@ -135,7 +136,7 @@ func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter
 	}
 	var out []*cloudstack.VirtualMachine
 	for _, vm := range a.vms {
-		if (len(filter.IDs) > 0 && !slices.Contains(filter.IDs, vm.Id)) || (filter.Name != "" && vm.Name != filter.Name) || !anyTag(vm, filter.Tags) {
+		if (len(filter.IDs) > 0 && !slices.Contains(filter.IDs, vm.Id)) || !matchesKeyword(vm, filter.Keyword) || (filter.Name != "" && vm.Name != filter.Name) || !anyTag(vm, filter.Tags) {
 			continue
 		}
 		cp := *vm
@@ -143,6 +144,11 @@ func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter
 		out = append(out, &cp)
 	}
 	return out, nil
+}
+
+func matchesKeyword(vm *cloudstack.VirtualMachine, keyword string) bool {
+	k := strings.ToLower(keyword)
+	return strings.Contains(strings.ToLower(vm.Name), k) || strings.Contains(strings.ToLower(vm.Displayname), k)
 }
 
 func anyTag(vm *cloudstack.VirtualMachine, want map[string]string) bool {

@@ -19,6 +19,7 @@ package garbagecollection_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +39,8 @@ import (
 )
 
 // TestIntegrationGarbageCollection runs the controller against the fake cloud binary: a VM
-// tagged for the cluster without a NodeClaim is destroyed once past the grace period.
+// tagged for the cluster without a NodeClaim, or deployed by the cluster's provider and never
+// tagged, is destroyed once past the grace period.
 func TestIntegrationGarbageCollection(t *testing.T) {
 	const cluster = "gc-integration"
 	srv := fake.StartServer(t, fake.ServerOptions{})
@@ -46,20 +48,27 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	deploy := func(name string) string {
+	deploy := func(name, displayName string, tagged bool) string {
 		zones, _ := srv.Client.ListZones(ctx)
 		offerings, _ := srv.Client.ListServiceOfferings(ctx)
 		templates, _ := srv.Client.ListTemplates(ctx, csapi.Scope{})
-		created, err := srv.Client.DeployVirtualMachine(ctx, csapi.DeployRequest{Name: name, ZoneID: zones[0].Id, ServiceOfferingID: offerings[0].Id, TemplateID: templates[0].Id})
+		created, err := srv.Client.DeployVirtualMachine(ctx, csapi.DeployRequest{Name: name, DisplayName: displayName, ZoneID: zones[0].Id, ServiceOfferingID: offerings[0].Id, TemplateID: templates[0].Id})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !tagged {
+			return created.ID
 		}
 		if _, err := srv.Client.CreateTags(ctx, []string{created.ID}, map[string]string{v1.TagCluster: cluster}); err != nil {
 			t.Fatal(err)
 		}
 		return created.ID
 	}
-	leaked, claimed := deploy("leaked"), deploy("claimed")
+	leaked, claimed := deploy("leaked", "", true), deploy("claimed", "", true)
+	// A crash between deploy and createTags leaves only the owner mark the provider deploys with.
+	untagged := deploy("untagged", "untagged [karpenter:"+cluster+"]", false)
+	// CloudStack's keyword search ignores case: another cluster's mark must not count.
+	othersUntagged := deploy("others-untagged", "others-untagged [karpenter:"+strings.ToUpper(cluster)+"]", false)
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claimed"}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + claimed}},
 	).Build()
@@ -70,14 +79,18 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 	if _, err := garbagecollection.NewController(kube, clk, instances).Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := instances.Get(ctx, leaked)
-		return err != nil, nil
-	})
-	if err != nil {
-		t.Fatal("the leaked VM is still alive")
+	for name, id := range map[string]string{"leaked": leaked, "untagged": untagged} {
+		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := instances.Get(ctx, id)
+			return err != nil, nil
+		})
+		if err != nil {
+			t.Errorf("the %s VM is still alive", name)
+		}
 	}
-	if _, err := instances.Get(ctx, claimed); err != nil {
-		t.Fatalf("the claimed VM was touched: %v", err)
+	for name, id := range map[string]string{"claimed": claimed, "other cluster's": othersUntagged} {
+		if _, err := instances.Get(ctx, id); err != nil {
+			t.Errorf("the %s VM was touched: %v", name, err)
+		}
 	}
 }

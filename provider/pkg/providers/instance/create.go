@@ -144,7 +144,7 @@ func (p *DefaultProvider) deployRequest(ctx context.Context, nodeClass *v1.Cloud
 		return csapi.DeployRequest{}, fmt.Errorf("rendering userdata, %w", err)
 	}
 	req := csapi.DeployRequest{
-		Scope: resources.Scope(nodeClass), Name: nodeClaim.Name, ZoneID: c.zone.ID,
+		Scope: resources.Scope(nodeClass), Name: nodeClaim.Name, DisplayName: displayName(nodeClaim.Name, p.opts.ClusterName), ZoneID: c.zone.ID,
 		ServiceOfferingID: labels[v1.LabelServiceOffering], TemplateID: c.template.ID, NetworkIDs: []string{c.network.ID},
 		UserData: userData, SSHKeyPairs: nodeClass.Status.SSHKeyPairs, Details: maps.Clone(nodeClass.Spec.Details),
 	}

@@ -189,3 +189,17 @@ func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 		t.Fatalf("want the one VM adopted and tagged, got %d VMs and tag calls %v", len(e.api.VMs()), tags)
 	}
 }
+
+func TestLaunchedVMsCarryTheOwnerMarkBeforeTheirTags(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.create(t, nodeClaim("marked")); err != nil {
+		t.Fatal(err)
+	}
+	deploys := e.api.Calls("deployVirtualMachine")
+	if len(deploys) != 1 {
+		t.Fatalf("%d deploys", len(deploys))
+	}
+	if req := deploys[0].Args.(csapi.DeployRequest); req.DisplayName != "marked [karpenter:"+clusterName+"]" {
+		t.Errorf("display name %q: garbage collection finds untagged VMs by this mark", req.DisplayName)
+	}
+}

@@ -85,9 +85,24 @@ func (p *DefaultProvider) List(ctx context.Context) ([]*Instance, error) {
 	return out, nil
 }
 
-// ListAll is List including VMs in Error and Destroyed, for garbage collection.
+// ListAll is List including VMs in Error and Destroyed, for garbage collection, and VMs this
+// cluster deployed but never tagged (a crash between deploy and createTags): those carry the
+// owner mark in their display name, which a second call lists by keyword.
 func (p *DefaultProvider) ListAll(ctx context.Context) ([]*Instance, error) {
-	return p.listCluster(ctx)
+	tagged, err := p.listCluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vms, err := p.api.ListVirtualMachines(ctx, p.opts.Scope, csapi.VMFilter{Keyword: ownerMark(p.opts.ClusterName)})
+	if err != nil {
+		return nil, fmt.Errorf("listing VMs by owner mark, %w", err)
+	}
+	for _, vm := range vms {
+		if _, isTagged := clusterTag(vm); !isTagged && markedBy(vm, p.opts.ClusterName) {
+			tagged = append(tagged, newInstance(vm))
+		}
+	}
+	return tagged, nil
 }
 
 func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) {

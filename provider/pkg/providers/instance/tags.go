@@ -21,7 +21,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strings"
 
+	"github.com/apache/cloudstack-go/v2/cloudstack"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -31,6 +33,21 @@ import (
 // ids): a list parameter is one comma-joined value and CloudStack refuses values over 255
 // characters, which six 36-character uuids fit.
 const idsPerCall = 6
+
+// ownerMark ends the display name of every VM the provider deploys: tags come a call after
+// the deploy, so until then the mark is what tells this cluster's VMs apart.
+func ownerMark(clusterName string) string { return "[karpenter:" + clusterName + "]" }
+
+// displayName is the NodeClaim's name with the owner mark.
+func displayName(nodeClaim, clusterName string) string {
+	return nodeClaim + " " + ownerMark(clusterName)
+}
+
+// markedBy tells whether the VM's display name carries the cluster's owner mark, exactly:
+// CloudStack's keyword search ignores case.
+func markedBy(vm *cloudstack.VirtualMachine, clusterName string) bool {
+	return strings.HasSuffix(vm.Displayname, " "+ownerMark(clusterName))
+}
 
 // tagsFor are the tags of a NodeClaim's VM. They hold nothing specific to the NodeClaim (its
 // name is the VM name), so every launch of a NodePool shares one tag set and one createTags call.
