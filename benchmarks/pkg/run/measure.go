@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,13 +61,27 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	if err != nil {
 		return err
 	}
-	w := &watcher{client: t.Client, label: s.ID + " " + t.Provider, progress: progress, start: time.Now()}
-	if err := createAll(ctx, t.Client, workload); err != nil {
+	creator, err := unlimitedClient(t.paths.Kubeconfig())
+	if err != nil {
 		return err
 	}
+	w := &watcher{client: t.Client, label: s.ID + " " + t.Provider, progress: progress, start: time.Now()}
 	waitCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// Created while sampling: calibration's tens of thousands of objects take a while, and the
+	// timeline should show them arrive.
+	created := make(chan error, 1)
+	go func() {
+		err := createAll(waitCtx, creator, workload)
+		if err != nil {
+			cancel()
+		}
+		created <- err
+	}()
 	last, waitErr := w.until(waitCtx, func(s report.Sample) bool { return s.PodsRunning >= pods })
+	if err := <-created; err != nil {
+		return err
+	}
 	elapsed := time.Since(w.start)
 	r.Timeline, r.Nodes, r.Seconds = w.timeline, last.NodesReady, elapsed.Seconds()
 	r.NodesPerMinute = stats.PerMinute(last.NodesReady, elapsed)
@@ -75,6 +91,21 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	}
 	errs = append(errs, costs(ctx, t, before, r))
 	return errors.Join(errs...)
+}
+
+// unlimitedClient creates the workload with no client-side rate limit, so that the cluster, not
+// the benchmark's client, sets the pace.
+func unlimitedClient(kubeconfig string) (client.Client, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s, %w", kubeconfig, err)
+	}
+	cfg.QPS = -1 // client-go builds no rate limiter for a negative QPS
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("building the workload client, %w", err)
+	}
+	return c, nil
 }
 
 // creators is how many objects are created at once: calibration creates tens of thousands.
