@@ -17,10 +17,12 @@ limitations under the License.
 package charts_test
 
 import (
-	"fmt"
 	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/audit"
 )
 
 // access is one kind of request the controller makes. Namespace "" means cluster-wide (for a
@@ -29,22 +31,11 @@ type access struct {
 	Verb, Group, Resource, Subresource, Namespace, Name string
 }
 
+// String names the request as the audit log's refusals are reported.
 func (a access) String() string {
-	resource := a.Resource
-	if a.Subresource != "" {
-		resource += "/" + a.Subresource
-	}
-	if a.Group != "" {
-		resource += "." + a.Group
-	}
-	where := "cluster-wide"
-	if a.Namespace != "" {
-		where = "in " + a.Namespace
-	}
-	if a.Name != "" {
-		resource += " " + a.Name
-	}
-	return fmt.Sprintf("%s %s %s", a.Verb, resource, where)
+	return audit.Describe(auditv1.Event{Verb: a.Verb, ObjectRef: &auditv1.ObjectReference{
+		APIGroup: a.Group, Resource: a.Resource, Subresource: a.Subresource, Namespace: a.Namespace, Name: a.Name,
+	}})
 }
 
 func (a access) attributes() *authorizationv1.ResourceAttributes {

@@ -22,14 +22,20 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Impersonate returns a copy of cfg that acts as the ServiceAccount namespace/name, with the
-// groups the API server gives that account's tokens. A controller run with it has exactly the
-// permissions the chart's RBAC grants, so tests prove the RBAC without building an image.
+// Impersonate returns a copy of cfg that acts as the ServiceAccount namespace/name. A
+// controller run with it has exactly the permissions the chart's RBAC grants, so tests prove
+// the RBAC without building an image.
 func Impersonate(cfg *rest.Config, namespace, name string) *rest.Config {
 	out := rest.CopyConfig(cfg)
-	out.Impersonate = rest.ImpersonationConfig{
+	out.Impersonate = ServiceAccountImpersonation(namespace, name)
+	return out
+}
+
+// ServiceAccountImpersonation is the user namespace/name with the groups the API server gives
+// that account's tokens.
+func ServiceAccountImpersonation(namespace, name string) rest.ImpersonationConfig {
+	return rest.ImpersonationConfig{
 		UserName: fmt.Sprintf("system:serviceaccount:%s:%s", namespace, name),
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
 	}
-	return out
 }

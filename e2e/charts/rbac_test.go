@@ -55,10 +55,9 @@ var _ = Describe("karpenter-cloudstack RBAC", func() {
 			var err error
 			admin, err = client.New(env.Config, client.Options{})
 			Expect(err).NotTo(HaveOccurred())
-			Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
-			for _, obj := range rendered.RBAC() {
-				Expect(admin.Create(ctx, obj.DeepCopy())).To(Succeed(), "applying %s %s", obj.GetKind(), obj.GetName())
-			}
+			identity, err := charts.NewControllerIdentity(rendered)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(identity.Grant(ctx, admin)).To(Succeed())
 			controller = kubernetes.NewForConfigOrDie(charts.Impersonate(env.Config, namespace, fullname))
 		})
 

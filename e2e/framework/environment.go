@@ -57,6 +57,9 @@ type Options struct {
 	ClusterArgs []string
 	// HeartbeatFactor overrides the framework's HeartbeatFactor, for scale runs; 0 keeps it.
 	HeartbeatFactor float64
+	// ProviderIdentity, when set, is granted in the cluster and the provider acts as it, with
+	// the API server's audit log on; nil runs the provider as the cluster admin.
+	ProviderIdentity Identity
 }
 
 // Environment is a running cluster with the fake cloud and the provider.
@@ -125,6 +128,9 @@ func Attach(ctx context.Context, o Options) *Environment {
 		},
 		Fake: fakeadmin.New(component.FakeCloudBaseURL(o.FakePort)),
 	}
+	if o.ProviderIdentity != nil {
+		e.Cluster.AuditPolicy = e.auditPolicyPath()
+	}
 	e.life, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if o.Detached {
 		e.Runner = process.NewDetachedRunner(o.RunDir)
@@ -136,6 +142,11 @@ func Attach(ctx context.Context, o Options) *Environment {
 
 func (e *Environment) startCluster(ctx context.Context) error {
 	if !e.clusterExists() {
+		if e.ProviderIdentity != nil {
+			if err := e.writeAuditPolicy(); err != nil {
+				return err
+			}
+		}
 		if err := cluster.Create(ctx, e.Cluster, e.LogPath("kwokctl")); err != nil {
 			return err
 		}
@@ -145,7 +156,13 @@ func (e *Environment) startCluster(ctx context.Context) error {
 		return err
 	}
 	e.Client = c
-	return InstallCRDs(ctx, c, e.CRDDir())
+	if err := InstallCRDs(ctx, c, e.CRDDir()); err != nil {
+		return err
+	}
+	if e.ProviderIdentity != nil {
+		return e.grantProviderIdentity(ctx)
+	}
+	return nil
 }
 
 func (e *Environment) clusterExists() bool {
@@ -170,10 +187,10 @@ func (e *Environment) Components() []component.Component {
 			APIKey:      e.APIKey,
 			SecretKey:   e.SecretKey,
 			ClusterName: e.ClusterName,
-			Kubeconfig:  e.Kubeconfig(),
+			Kubeconfig:  e.ProviderKubeconfig(),
 			MetricsPort: e.MetricsPort,
 			HealthPort:  e.HealthPort,
-			Env:         e.ProviderEnv,
+			Env:         e.providerEnv(),
 		}),
 	}
 }
@@ -220,6 +237,8 @@ func (e *Environment) LogPaths() []string {
 		paths = append(paths, e.Runner.LogPath(n))
 	}
 	controlPlane, _ := filepath.Glob(filepath.Join(cluster.LogDir(e.Cluster), "*.log"))
+	// The audit log's tail is JSON noise; specs report the requests that matter from it.
+	controlPlane = slices.DeleteFunc(controlPlane, func(p string) bool { return p == e.AuditLogPath() })
 	return append(paths, controlPlane...)
 }
 

@@ -53,6 +53,9 @@ type Options struct {
 	// ExtraArgs are further kwokctl create flags, such as --disable-qps-limits or
 	// --extra-args kube-scheduler=kube-api-qps=500 for scale runs.
 	ExtraArgs []string
+	// AuditPolicy is an audit policy file; the API server then writes AuditLogPath. Empty
+	// turns auditing off.
+	AuditPolicy string
 }
 
 // managedNodes makes the binary runtime's kwok manage only nodes annotated
@@ -76,6 +79,9 @@ func CreateArgs(o Options) ([]string, error) {
 	}
 	if o.HeartbeatFactor > 0 {
 		args = append(args, "--heartbeat-factor", strconv.FormatFloat(o.HeartbeatFactor, 'f', -1, 64))
+	}
+	if o.AuditPolicy != "" {
+		args = append(args, "--kube-audit-policy", o.AuditPolicy)
 	}
 	args = append(args, o.ExtraArgs...)
 	switch o.Runtime {
@@ -114,6 +120,9 @@ func Env(o Options) []string {
 
 // LogDir is where the binary runtime keeps the control plane's logs.
 func LogDir(o Options) string { return filepath.Join(o.WorkDir, "clusters", o.Name, "logs") }
+
+// AuditLogPath is where kwokctl has the API server write its audit log, one JSON event a line.
+func AuditLogPath(o Options) string { return filepath.Join(LogDir(o), "audit.log") }
 
 // Create runs kwokctl create cluster; its output goes to the log at logPath.
 func Create(ctx context.Context, o Options, logPath string) error {

@@ -82,6 +82,22 @@ func TestExtraArgsFollowTheFrameworksFlags(t *testing.T) {
 	}
 }
 
+func TestAuditPolicyTurnsTheAPIServersAuditLogOn(t *testing.T) {
+	o := options(t)
+	args, _ := CreateArgs(o)
+	if slices.Contains(args, "--kube-audit-policy") {
+		t.Errorf("auditing without a policy: %v", args)
+	}
+	o.AuditPolicy = "/run/audit-policy.yaml"
+	args, _ = CreateArgs(o)
+	if got, _ := flag(args, "--kube-audit-policy"); got != o.AuditPolicy {
+		t.Errorf("--kube-audit-policy = %q, want %q", got, o.AuditPolicy)
+	}
+	if got := AuditLogPath(o); got != filepath.Join(o.WorkDir, "clusters", o.Name, "logs", "audit.log") {
+		t.Errorf("audit log at %s", got)
+	}
+}
+
 func TestKindRuntimePassesNoLocalControlPlaneBinaries(t *testing.T) {
 	o := options(t)
 	o.Runtime = RuntimeKind

@@ -42,11 +42,15 @@ const logTailLines = 60
 type Suite struct {
 	name        string
 	providerEnv []string
+	// identity names who the provider acts as, overriding ProviderIdentityEnv.
+	identity string
 
 	Env   *framework.Environment
 	Cloud *cloud.Client
 
 	failed bool
+	// auditOffset is how far the audit log has been checked for refused requests.
+	auditOffset int64
 }
 
 // New registers the life cycle of a suite; call it once, from a package-level variable.
@@ -71,13 +75,16 @@ func (s *Suite) setUp(ctx SpecContext) {
 	Expect(framework.ReapStaleRuns(ctx, paths)).To(Succeed())
 	settings, err := framework.NewSettings("e2e-" + s.name)
 	Expect(err).NotTo(HaveOccurred())
+	identity, err := s.providerIdentity(settings)
+	Expect(err).NotTo(HaveOccurred())
 	runtime := framework.RuntimeFromEnv()
 	GinkgoWriter.Printf("run folder %s (%s runtime)\n", paths.RunDir, runtime)
 	s.Env, err = framework.Start(ctx, framework.Options{
-		Paths:       paths,
-		Settings:    settings,
-		Runtime:     runtime,
-		ProviderEnv: s.providerEnv,
+		Paths:            paths,
+		Settings:         settings,
+		Runtime:          runtime,
+		ProviderEnv:      s.providerEnv,
+		ProviderIdentity: identity,
 	})
 	if err != nil {
 		s.failed = true
@@ -100,12 +107,21 @@ func (s *Suite) tearDown(ctx SpecContext) {
 }
 
 func (s *Suite) afterEach(ctx SpecContext) {
+	refused := s.newRefusals()
 	if CurrentSpecReport().Failed() {
 		s.failed = true
 		s.printState(ctx)
 		s.printLogs()
+		if len(refused) > 0 {
+			GinkgoWriter.Println(refusalReport(refused))
+		}
 	}
 	s.Reset(ctx)
+	// Requests made while resetting (draining, terminating) count too.
+	if refused = append(refused, s.newRefusals()...); len(refused) > 0 {
+		s.failed = true
+		Fail(refusalReport(refused))
+	}
 }
 
 func (s *Suite) printLogs() {
