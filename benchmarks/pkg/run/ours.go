@@ -18,7 +18,10 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -28,6 +31,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
@@ -39,8 +43,12 @@ func StartOurs(ctx context.Context, p framework.Paths, settings Cluster, provide
 	if err != nil {
 		return nil, err
 	}
+	worldPath := filepath.Join(p.RunDir, "world.json")
+	if err := writeWorld(worldPath); err != nil {
+		return nil, err
+	}
 	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: ports, Runtime: cluster.RuntimeBinary, ProviderEnv: providerEnv,
-		ClusterArgs: settings.Args, HeartbeatFactor: settings.HeartbeatFactor})
+		ClusterArgs: settings.Args, HeartbeatFactor: settings.HeartbeatFactor, World: worldPath})
 	t := &Target{Provider: "cloudstack", stop: func(ctx context.Context) error {
 		if env == nil {
 			return nil
@@ -63,6 +71,31 @@ func StartOurs(ctx context.Context, p framework.Paths, settings Cluster, provide
 		return t, fmt.Errorf("creating node pool, %w", err)
 	}
 	return t, waitNodeClassReady(ctx, t.Client, nodeClass.Name)
+}
+
+// worldCapacityFactor multiplies the default world's hosts. The KWOK baseline has no capacity
+// limit, and S1 at 1000 pods asks for 15.5 TiB of memory, more than the default world's 15.
+const worldCapacityFactor = 20
+
+// writeWorld saves the fake's default world, with worldCapacityFactor times its hosts, at path.
+func writeWorld(path string) error {
+	m := world.Default()
+	for _, z := range m.Zones {
+		for i := range z.Hosts {
+			z.Hosts[i].Count *= worldCapacityFactor
+		}
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encoding the world, %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating run folder, %w", err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		return fmt.Errorf("writing %s, %w", path, err)
+	}
+	return nil
 }
 
 func waitNodeClassReady(ctx context.Context, c client.Client, name string) error {
