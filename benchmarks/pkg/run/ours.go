@@ -31,6 +31,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
@@ -77,7 +78,8 @@ func StartOurs(ctx context.Context, p framework.Paths, settings Cluster, provide
 // limit, and S1 at 1000 pods asks for 15.5 TiB of memory, more than the default world's 15.
 const worldCapacityFactor = 20
 
-// writeWorld saves the fake's default world, with worldCapacityFactor times its hosts, at path.
+// writeWorld saves a fake cloud configuration at path: the default world with
+// worldCapacityFactor times its hosts, the rest of the configuration left at its defaults.
 func writeWorld(path string) error {
 	m := world.Default()
 	for _, z := range m.Zones {
@@ -85,7 +87,7 @@ func writeWorld(path string) error {
 			z.Hosts[i].Count *= worldCapacityFactor
 		}
 	}
-	raw, err := json.Marshal(m)
+	raw, err := json.Marshal(config.Config{World: &m})
 	if err != nil {
 		return fmt.Errorf("encoding the world, %w", err)
 	}

@@ -17,11 +17,11 @@ limitations under the License.
 package run
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
@@ -30,14 +30,12 @@ func TestBenchWorldIsTheDefaultWithMoreHosts(t *testing.T) {
 	if err := writeWorld(path); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := world.Parse(raw)
+	// Read as the fake's --config reads it.
+	c, err := config.Load(path)
 	if err != nil {
 		t.Fatalf("the fake could not read the bench world: %v", err)
 	}
+	got := c.Model()
 	want := world.Default()
 	for z := range want.Zones {
 		for h := range want.Zones[z].Hosts {
