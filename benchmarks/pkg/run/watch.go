@@ -47,24 +47,30 @@ type watcher struct {
 	timeline []report.Sample
 }
 
-// until samples every samplePeriod until done holds for a sample or ctx ends; it returns
-// the last sample taken, also when it gives up.
+// until samples every samplePeriod until done holds for a sample or ctx ends; a failed sample
+// is skipped. It returns the last sample taken, also when it gives up.
 func (w *watcher) until(ctx context.Context, done func(report.Sample) bool) (report.Sample, error) {
 	ticker := time.NewTicker(samplePeriod)
 	defer ticker.Stop()
 	lastProgress := time.Time{}
 	for {
 		s, err := w.sample(ctx)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
 			return w.last(), err
-		}
-		w.timeline = append(w.timeline, s)
-		if time.Since(lastProgress) >= progressPeriod || done(s) {
-			_, _ = fmt.Fprintf(w.progress, "[%s] %5.0fs pods running %d, nodes ready %d of %d\n", w.label, s.Seconds, s.PodsRunning, s.NodesReady, s.Nodes)
-			lastProgress = time.Now()
-		}
-		if done(s) {
-			return s, nil
+		case err != nil:
+			// A saturated API server drops a list now and then; the next sample is what counts.
+			_, _ = fmt.Fprintf(w.progress, "[%s] sample skipped: %v\n", w.label, err)
+		default:
+			w.timeline = append(w.timeline, s)
+			finished := done(s)
+			if time.Since(lastProgress) >= progressPeriod || finished {
+				_, _ = fmt.Fprintf(w.progress, "[%s] %5.0fs pods running %d, nodes ready %d of %d\n", w.label, s.Seconds, s.PodsRunning, s.NodesReady, s.Nodes)
+				lastProgress = time.Now()
+			}
+			if finished {
+				return s, nil
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -63,20 +63,42 @@ func TestWatcherCountsRunningPodsAndReadyNodes(t *testing.T) {
 	}
 }
 
-func TestWatcherReturnsTheLastGoodSampleWhenListingFails(t *testing.T) {
+// failingLists lets the two lists of the first sample through, fails the next failing lists
+// as a saturated API server does, then lets the rest through.
+func failingLists(failing int) interceptor.Funcs {
 	lists := 0
+	return interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+		if lists++; lists > 2 && lists <= 2+failing {
+			return errors.New("stream error: stream ID 583; INTERNAL_ERROR; received from peer")
+		}
+		return c.List(ctx, list, opts...)
+	}}
+}
+
+func TestWatcherSkipsAFailedSample(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(node("a", corev1.ConditionTrue)).
-		WithInterceptorFuncs(interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
-			// The first sample's two lists succeed; then the API server "times out".
-			if lists++; lists > 2 {
-				return errors.New("rate: Wait(n=1) would exceed context deadline")
-			}
-			return c.List(ctx, list, opts...)
-		}}).Build()
+		WithInterceptorFuncs(failingLists(1)).Build()
+	progress := &bytes.Buffer{}
+	w := &watcher{client: c, label: "S4 test", progress: progress, start: time.Now()}
+	samples := 0
+	s, err := w.until(context.Background(), func(report.Sample) bool { samples++; return samples == 2 })
+	if err != nil {
+		t.Fatalf("until gave up on one failed sample: %v", err)
+	}
+	if len(w.timeline) != 2 || s.NodesReady != 1 || !strings.Contains(progress.String(), "sample skipped: listing pods, stream error") {
+		t.Errorf("timeline %+v, progress %q: want the two good samples and the skipped one reported", w.timeline, progress)
+	}
+}
+
+func TestWatcherReturnsTheLastGoodSampleWhenTimeRunsOut(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(node("a", corev1.ConditionTrue)).
+		WithInterceptorFuncs(failingLists(1000)).Build()
 	w := &watcher{client: c, label: "S2 test", progress: &bytes.Buffer{}, start: time.Now()}
-	s, err := w.until(context.Background(), func(report.Sample) bool { return false })
+	ctx, cancel := context.WithTimeout(context.Background(), samplePeriod+samplePeriod/2)
+	defer cancel()
+	s, err := w.until(ctx, func(report.Sample) bool { return false })
 	if err == nil {
-		t.Fatal("until returned without error although listing failed")
+		t.Fatal("until returned without error although time ran out")
 	}
 	if s.Nodes != 1 || s.NodesReady != 1 {
 		t.Errorf("sample on giving up = %+v, want the last good one", s)
