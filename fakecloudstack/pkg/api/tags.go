@@ -17,7 +17,6 @@ limitations under the License.
 package api
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
@@ -85,9 +84,9 @@ func (b *Backend) createTags(r *Request) (any, error) {
 	}
 	job := b.submit(r, jobSpec{javaCmd: createTagsCmd, finish: func(injected *cserr.Error) (any, *cserr.Error) {
 		return orInjected(injected, func() (any, *cserr.Error) {
-			var dup *store.DuplicateTagError
-			if err := b.Store.AddTags(r.Account.ID, ids, pairs); errors.As(err, &dup) {
-				return nil, &cserr.Error{Code: cserr.InternalError, Text: dup.Error()}
+			// A duplicate key, or a VM expunged while the job waited.
+			if err := b.Store.AddTags(r.Account.ID, ids, pairs); err != nil {
+				return nil, &cserr.Error{Code: cserr.InternalError, Text: err.Error()}
 			}
 			return Success{Success: true}, nil
 		})

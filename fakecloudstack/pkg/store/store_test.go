@@ -122,6 +122,22 @@ func TestTagsAreAtomicAndIndexed(t *testing.T) {
 	}
 }
 
+// A createTags job finishing after its VM was expunged (a launch that failed and was cleaned
+// up while its tags were pending) must fail, not index a VM that no longer exists.
+func TestTagsOfAnExpungedVMAreRefused(t *testing.T) {
+	s := newTestStore(t)
+	a, gone := insert(t, s, "a", Running), insert(t, s, "gone", Running)
+	s.ExpungeVM(gone.ID)
+	var goneErr *GoneResourceError
+	if err := s.AddTags("acc", []string{a.ID, gone.ID}, []KV{{Key: "k", Value: "v"}}); !errors.As(err, &goneErr) || goneErr.ResourceID != gone.ID {
+		t.Fatalf("tags for an expunged VM: %v", err)
+	}
+	got, _ := s.ListVMs(VMFilter{Tags: []KV{{Key: "k", Value: "v"}}}, 0, -1)
+	if len(got) != 0 || len(s.TagsOf(a.ID)) != 0 {
+		t.Fatalf("a refused createTags tagged %d VMs", len(got))
+	}
+}
+
 func TestSnapshotRoundTrip(t *testing.T) {
 	s := newTestStore(t)
 	s.Accounts.Put("acc", Account{ID: "acc", Name: "admin"})

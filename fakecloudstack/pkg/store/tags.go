@@ -38,11 +38,22 @@ func tagIndexKey(key, value string) string {
 	return strings.ToLower(key) + "\x00" + strings.ToLower(value)
 }
 
-// AddTags adds every pair to every VM, or nothing when one key is already present.
+// GoneResourceError is a createTags job finishing after one of its VMs was expunged.
+type GoneResourceError struct{ ResourceID string }
+
+func (e *GoneResourceError) Error() string {
+	return fmt.Sprintf("Unable to find resource by id %s and type %s", e.ResourceID, ResourceTypeVM)
+}
+
+// AddTags adds every pair to every VM, or nothing when one key is already present or one VM
+// was expunged since the call was accepted.
 func (s *Store) AddTags(accountID string, vmIDs []string, pairs []KV) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range vmIDs {
+		if _, live := s.vms[id]; !live {
+			return &GoneResourceError{ResourceID: id}
+		}
 		for _, kv := range pairs {
 			for _, t := range s.tags[id] {
 				if strings.EqualFold(t.Key, kv.Key) {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -177,18 +178,26 @@ func (p *DefaultProvider) deployRequest(ctx context.Context, nodeClass *v1.Cloud
 
 // deploy retries throttled calls with jittered exponential backoff.
 func (p *DefaultProvider) deploy(ctx context.Context, req csapi.DeployRequest) (csapi.Created, error) {
+	return retryThrottled(ctx, p.clock, "deployVirtualMachine", func() (csapi.Created, error) { return p.api.DeployVirtualMachine(ctx, req) })
+}
+
+// retryThrottled makes call again after a 429, waiting a jittered, doubling delay: a throttled
+// deploy or createTags would otherwise fail a launch, and a failed createTags costs the VMs of
+// its whole batch.
+func retryThrottled[T any](ctx context.Context, clk clock.Clock, command string, call func() (T, error)) (T, error) {
 	delay := throttleBaseDelay
 	for attempt := 0; ; attempt++ {
-		created, err := p.api.DeployVirtualMachine(ctx, req)
+		out, err := call()
 		if !csapi.IsThrottled(err) || attempt == throttleRetries {
-			return created, err
+			return out, err
 		}
 		wait := delay + rand.N(delay)
-		log.FromContext(ctx).V(1).Info("deploy throttled by CloudStack, retrying", "after", wait)
+		log.FromContext(ctx).V(1).Info("throttled by CloudStack, retrying", "command", command, "after", wait)
 		select {
-		case <-p.clock.After(wait):
+		case <-clk.After(wait):
 		case <-ctx.Done():
-			return csapi.Created{}, ctx.Err()
+			var zero T
+			return zero, ctx.Err()
 		}
 		delay *= 2
 	}

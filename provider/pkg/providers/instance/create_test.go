@@ -125,14 +125,19 @@ func TestLimitErrorsReplanWithoutMarkingOfferings(t *testing.T) {
 	}
 }
 
-func TestThrottledDeployIsRetried(t *testing.T) {
-	e := newEnv(t)
-	e.api.FailCalls("deployVirtualMachine", &csapi.APIError{Command: "deployVirtualMachine", Code: csapi.CodeThrottled, CSCode: 9999, Text: "please retry after 100 ms."}, 2)
-	if _, err := e.create(t, nodeClaim("node-429", "gplarge")); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(e.api.Calls("deployVirtualMachine")); n != 3 {
-		t.Fatalf("%d deploy calls, want 2 throttled + 1 successful", n)
+func TestThrottledDeployAndTaggingAreRetried(t *testing.T) {
+	for _, command := range []string{"deployVirtualMachine", "createTags"} {
+		e := newEnv(t)
+		e.api.FailCalls(command, &csapi.APIError{Command: command, Code: csapi.CodeThrottled, CSCode: 9999, Text: "please retry after 100 ms."}, 2)
+		if _, err := e.create(t, nodeClaim("node-429", "gplarge")); err != nil {
+			t.Fatalf("%s throttled twice: %v", command, err)
+		}
+		if n := len(e.api.Calls(command)); n != 3 {
+			t.Errorf("%d %s calls, want 2 throttled + 1 successful", n, command)
+		}
+		if n := len(e.api.Calls("destroyVirtualMachine")); n != 0 {
+			t.Errorf("%s throttled: %d VMs destroyed, want none", command, n)
+		}
 	}
 }
 

@@ -85,7 +85,7 @@ func (p *DefaultProvider) createTags(ctx context.Context, key string, vmIDs []st
 	if err := json.Unmarshal([]byte(key), &tags); err != nil {
 		return nil, err
 	}
-	jobID, err := p.api.CreateTags(ctx, vmIDs, tags)
+	jobID, err := retryThrottled(ctx, p.clock, "createTags", func() (string, error) { return p.api.CreateTags(ctx, vmIDs, tags) })
 	if err != nil {
 		return nil, fmt.Errorf("creating tags, %w", err)
 	}
