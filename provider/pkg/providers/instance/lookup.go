@@ -53,7 +53,6 @@ func (p *DefaultProvider) lookupByName(ctx context.Context, key string, names []
 	return out, nil
 }
 
-// ours checks the cluster tag exactly: CloudStack matches tag filters case-insensitively.
 // getByIDs answers a batch of Gets with one listVirtualMachines call (nil for an unknown id).
 // CloudStack fails the whole call when one id never existed, so such a batch is retried one
 // id at a time; ids of expunged VMs still resolve and list nothing.
@@ -76,6 +75,7 @@ func (p *DefaultProvider) getByIDs(ctx context.Context, key string, ids []string
 	return lo.Map(ids, func(id string, _ int) *cloudstack.VirtualMachine { return byID[id] }), nil
 }
 
+// ours checks the cluster tag exactly: CloudStack matches tag filters case-insensitively.
 func (p *DefaultProvider) ours(vm *cloudstack.VirtualMachine) bool {
 	cluster, ok := clusterTag(vm)
 	return ok && cluster == p.opts.ClusterName
