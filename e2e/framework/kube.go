@@ -57,13 +57,23 @@ func NewClient(kubeconfig string) (client.Client, error) {
 // NewWatchClient is NewClient with watches, for specs that must see every change of an
 // object, not just the states a poll happens to catch.
 func NewWatchClient(kubeconfig string) (client.WithWatch, error) {
+	// Suites list hundreds of objects while waiting; client-go's default of 5 QPS would make
+	// the framework itself the bottleneck.
+	return newClient(kubeconfig, 100, 200)
+}
+
+// NewUnthrottledClient is NewClient without a client-side rate limit, for creating thousands
+// of objects at the pace the cluster takes them.
+func NewUnthrottledClient(kubeconfig string) (client.Client, error) {
+	return newClient(kubeconfig, -1, 0) // client-go builds no rate limiter for a negative QPS
+}
+
+func newClient(kubeconfig string, qps float32, burst int) (client.WithWatch, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s, %w", kubeconfig, err)
 	}
-	// Suites list hundreds of objects while waiting; client-go's default of 5 QPS would make
-	// the framework itself the bottleneck.
-	cfg.QPS, cfg.Burst = 100, 200
+	cfg.QPS, cfg.Burst = qps, burst
 	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, fmt.Errorf("building a client, %w", err)

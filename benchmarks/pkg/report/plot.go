@@ -76,7 +76,7 @@ func TimelinePlot(results []Result) *Plot {
 			a.MaxX, a.MaxY = max(a.MaxX, p[0]), max(a.MaxY, p[1])
 		}
 	}
-	img := newImage(900, 460)
+	img := newImage(plotWidth, 460)
 	c := newChart(img, img.Bounds(), a)
 	for _, s := range series {
 		c.polyline(s.Points, s.Color)

@@ -122,11 +122,11 @@ func startCluster(ctx context.Context, p framework.Paths, name, provider string,
 	if err := cluster.Create(ctx, c, p.LogPath("kwokctl")); err != nil {
 		return t, err
 	}
-	client, err := framework.NewClient(p.Kubeconfig())
+	kube, err := framework.NewClient(p.Kubeconfig())
 	if err != nil {
 		return t, err
 	}
-	t.Client = client
+	t.Client = kube
 	return t, framework.InstallCRDs(ctx, t.Client, p.CRDDir())
 }
 

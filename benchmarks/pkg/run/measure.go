@@ -24,8 +24,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,6 +32,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 )
 
@@ -61,7 +60,8 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	if err != nil {
 		return err
 	}
-	creator, err := unlimitedClient(t.paths.Kubeconfig())
+	// No client-side rate limit: the cluster, not the benchmark's client, sets the pace.
+	creator, err := framework.NewUnthrottledClient(t.paths.Kubeconfig())
 	if err != nil {
 		return err
 	}
@@ -91,21 +91,6 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	}
 	errs = append(errs, costs(ctx, t, before, r))
 	return errors.Join(errs...)
-}
-
-// unlimitedClient creates the workload with no client-side rate limit, so that the cluster, not
-// the benchmark's client, sets the pace.
-func unlimitedClient(kubeconfig string) (client.Client, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("loading %s, %w", kubeconfig, err)
-	}
-	cfg.QPS = -1 // client-go builds no rate limiter for a negative QPS
-	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		return nil, fmt.Errorf("building the workload client, %w", err)
-	}
-	return c, nil
 }
 
 // creators is how many objects are created at once: calibration creates tens of thousands.

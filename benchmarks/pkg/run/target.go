@@ -60,7 +60,7 @@ type Target struct {
 // KeepClusterLogs copies the control plane's logs into the run folder's logs/, where they
 // survive Stop, which deletes kwokctl's work directory with the cluster.
 func (t *Target) KeepClusterLogs() error {
-	logs, err := filepath.Glob(filepath.Join(t.cluster.WorkDir, "clusters", t.cluster.Name, "logs", "*.log"))
+	logs, err := filepath.Glob(filepath.Join(cluster.LogDir(t.cluster), "*.log"))
 	if err != nil {
 		return fmt.Errorf("listing cluster logs, %w", err)
 	}

@@ -42,8 +42,10 @@ func (p *DefaultProvider) Get(ctx context.Context, id string, opts ...GetOption)
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if cached, ok := p.seen.Get(id); ok && o.cached {
-		return cached.(*Instance), nil
+	if o.cached {
+		if cached, ok := p.seen.Get(id); ok {
+			return cached.(*Instance), nil
+		}
 	}
 	vm, err := p.gets.Do(ctx, scopeKey(p.opts.Scope), id)
 	if err != nil {
