@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -66,6 +67,14 @@ var managedNodes = []string{
 	"--extra-args", "kwok-controller=manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
 }
 
+// aloneInTheCluster keeps kube-scheduler and kube-controller-manager running when a loaded API
+// server answers a lease renewal late: each is the only replica, and the binary runtime does
+// not restart a component that exits on a lost lease (a scale run lost both that way).
+var aloneInTheCluster = []string{
+	"--extra-args", "kube-scheduler=leader-elect=false",
+	"--extra-args", "kube-controller-manager=leader-elect=false",
+}
+
 func (o Options) bin(name string) string { return filepath.Join(o.BinDir, name) }
 
 // CreateArgs is the kwokctl command line that creates the cluster and waits for it.
@@ -92,7 +101,7 @@ func CreateArgs(o Options) ([]string, error) {
 			"--kube-controller-manager-binary", o.bin("kube-controller-manager"),
 			"--kube-scheduler-binary", o.bin("kube-scheduler"),
 			"--kwok-controller-binary", o.bin("kwok"),
-		), managedNodes...), nil
+		), slices.Concat(managedNodes, aloneInTheCluster)...), nil
 	case RuntimeKind:
 		// kind pulls its images; only the kind binary itself comes from bin/ when built there.
 		if _, err := os.Stat(o.bin("kind")); err == nil {

@@ -187,7 +187,7 @@ func TestDeleteOfAClusterThatWasNeverCreatedSucceedsWithoutKwokctl(t *testing.T)
 	}
 }
 
-func TestBinaryRuntimeManagesOnlyAnnotatedNodes(t *testing.T) {
+func TestBinaryRuntimeManagesOnlyAnnotatedNodesWithoutLeaderElection(t *testing.T) {
 	o := options(t)
 	args, err := CreateArgs(o)
 	if err != nil {
@@ -196,6 +196,8 @@ func TestBinaryRuntimeManagesOnlyAnnotatedNodes(t *testing.T) {
 	for _, want := range []string{
 		"kwok-controller=manage-all-nodes=false",
 		"kwok-controller=manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+		"kube-scheduler=leader-elect=false",
+		"kube-controller-manager=leader-elect=false",
 	} {
 		if i := slices.Index(args, want); i < 1 || args[i-1] != "--extra-args" {
 			t.Errorf("missing --extra-args %s in %v", want, args)

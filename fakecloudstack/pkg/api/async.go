@@ -71,6 +71,7 @@ func (b *Backend) submit(r *Request, spec jobSpec) jobs.Job {
 		Begin:  begin,
 		Finish: func() (any, *cserr.Error) { return spec.finish(injected) },
 		Stuck:  stuck,
+		Quick:  spec.instanceType != instanceVM,
 	})
 }
 

@@ -64,6 +64,9 @@ type Work struct {
 	Finish func() (any, *cserr.Error)
 	// Stuck jobs begin and never finish, and do not hold a worker.
 	Stuck bool
+	// Quick jobs finish as soon as they get a worker: the latency profile is the hypervisor's
+	// work, and jobs that only write the database (tags, affinity groups) take milliseconds.
+	Quick bool
 }
 
 // Options configure an Engine.
@@ -151,10 +154,18 @@ func (e *Engine) Submit(w Work) Job {
 		return pending
 	}
 	e.running++
-	d := e.opts.Latency.sample(e.rand)
+	d := e.duration(w)
 	e.mu.Unlock()
 	e.start(t, d)
 	return e.snapshot(job.ID)
+}
+
+// duration draws how long work takes once started; e.mu must be held.
+func (e *Engine) duration(w Work) time.Duration {
+	if w.Quick {
+		return 0
+	}
+	return e.opts.Latency.sample(e.rand)
 }
 
 func (e *Engine) start(t *task, d time.Duration) {
@@ -179,7 +190,7 @@ func (e *Engine) complete(t *task) {
 	var d time.Duration
 	if len(e.queue) > 0 {
 		next, e.queue = e.queue[0], e.queue[1:]
-		d = e.opts.Latency.sample(e.rand)
+		d = e.duration(next.work)
 	} else {
 		e.running--
 	}

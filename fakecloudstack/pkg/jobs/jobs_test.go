@@ -123,3 +123,20 @@ func TestProfileValidation(t *testing.T) {
 		}
 	}
 }
+
+func TestQuickJobsFinishOnceTheyGetAWorker(t *testing.T) {
+	clk := testingclock.NewFakeClock(time.Now())
+	e := New(clk, ids(), Options{Concurrency: 1, Latency: Profile{Kind: Fixed, Fixed: metav1.Duration{Duration: time.Minute}}}, 1, nil)
+	finish := func() (any, *cserr.Error) { return true, nil }
+	slow := e.Submit(Work{Begin: func() {}, Finish: finish})
+	quick := e.Submit(Work{Begin: func() {}, Finish: finish, Quick: true})
+	if j, _ := e.Get(quick.ID); j.Status != Pending {
+		t.Fatal("a quick job finished without a worker: it must queue behind the slow one")
+	}
+	clk.Step(time.Minute)
+	waitFor(t, e, slow.ID, Succeeded)
+	waitFor(t, e, quick.ID, Succeeded)
+	if j, _ := e.Get(quick.ID); !j.Completed.Equal(clk.Now()) {
+		t.Fatalf("the quick job completed at %v, want when it got the worker (%v)", j.Completed, clk.Now())
+	}
+}

@@ -87,7 +87,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func checkParams(cmd api.Command, params map[string][]string) *cserr.Error {
-	if e := validateValues(params); e != nil {
+	if e := validateValues(cmd, params); e != nil {
 		return e
 	}
 	for _, p := range cmd.Params {

@@ -70,6 +70,15 @@ func TestVMLifecycleThroughJobs(t *testing.T) {
 		t.Fatalf("listAsyncJobs: %+v, %v", jobsList, err)
 	}
 
+	// Tagging only writes the database: its job does not take the hypervisor's latency.
+	tagged, err := c.Resourcetags.CreateTags(c.Resourcetags.NewCreateTagsParams([]string{deployed.Id}, "UserVm", map[string]string{"k": "v"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job := jobStatus(t, c, tagged.JobID); job.Jobstatus != 1 {
+		t.Fatalf("the createTags job is %+v under a %v job latency, want done at once", job, jobLatency)
+	}
+
 	destroyed, err := c.VirtualMachine.DestroyVirtualMachine(c.VirtualMachine.NewDestroyVirtualMachineParams(deployed.Id))
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/api"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
 )
 
@@ -73,11 +74,13 @@ func parseRequest(r *http.Request) (url.Values, error) {
 	return ParseParams(r.URL.RawQuery, r.Header.Get("Content-Type"), r.Body)
 }
 
-// validateValues applies the checks every parameter goes through before a command runs.
-func validateValues(params url.Values) *cserr.Error {
+// validateValues applies the checks every parameter goes through before a command runs. The
+// length limit is the one of string parameters: the management server splits a list (ids=,
+// resourceids=) into its elements without measuring the whole value.
+func validateValues(cmd api.Command, params url.Values) *cserr.Error {
 	for k, vs := range params {
 		for _, v := range vs {
-			if !longParams[strings.ToLower(k)] && len(v) > maxValueLength {
+			if measured(cmd, k) && len(v) > maxValueLength {
 				return cserr.Param("Value greater than max allowed length %d for param: %s", maxValueLength, k)
 			}
 			if hasControl(v) {
@@ -86,6 +89,21 @@ func validateValues(params url.Values) *cserr.Error {
 		}
 	}
 	return nil
+}
+
+// measured tells whether a parameter is held to maxValueLength: not the long ones, not those
+// the command declares as lists.
+func measured(cmd api.Command, name string) bool {
+	name = strings.ToLower(name)
+	if longParams[name] {
+		return false
+	}
+	for _, p := range cmd.Params {
+		if strings.ToLower(p.Name) == name {
+			return p.Type != "list"
+		}
+	}
+	return true
 }
 
 func hasControl(v string) bool {

@@ -20,6 +20,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/api"
 )
 
 func TestParseParamsMergesQueryAndForm(t *testing.T) {
@@ -61,6 +63,6 @@ func FuzzParseParams(f *testing.F) {
 				t.Fatalf("query value %s=%v lost: %v", k, vs, params[k])
 			}
 		}
-		_ = validateValues(params)
+		_ = validateValues(api.Command{}, params)
 	})
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package server_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -143,5 +144,25 @@ func TestListVirtualMachinesFilters(t *testing.T) {
 	_, _, err = ts.Client.VirtualMachine.GetVirtualMachineByID("11111111-2222-4333-8444-555555555555")
 	if err == nil || err.Error()[:15] != "No match found " {
 		t.Fatalf("unknown id through GetVirtualMachineByID: %v", err)
+	}
+}
+
+// A list parameter is split into its elements, not held to the 255 characters of a string:
+// eight uuids (295 characters) tag and list eight VMs in one call each.
+func TestListParametersAreNotHeldToTheStringLength(t *testing.T) {
+	ts := cstest.NewTestServer(t)
+	var ids []string
+	for i := range 8 {
+		ids = append(ids, deploy(t, ts, fmt.Sprintf("long-%d", i)).Id)
+	}
+	if err := tagVMs(t, ts.Async, ids, map[string]string{"cluster": "long"}); err != nil {
+		t.Fatalf("tagging 8 VMs in one call: %v", err)
+	}
+	p := ts.Client.VirtualMachine.NewListVirtualMachinesParams()
+	p.SetIds(ids)
+	p.SetTags(map[string]string{"cluster": "long"})
+	resp, err := ts.Client.VirtualMachine.ListVirtualMachines(p)
+	if err != nil || resp.Count != len(ids) {
+		t.Fatalf("listing 8 VMs by ids: %+v, %v", resp, err)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"crypto/tls"
 	"net/http"
 	"sync/atomic"
-	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"golang.org/x/time/rate"
@@ -30,13 +29,12 @@ import (
 // account), which the management server shares with the CCM and the CSI driver.
 const DefaultCallsPerSecond = 10
 
-// requestTimeout bounds one HTTP call: deploys answer at once because the client is not async.
-const requestTimeout = 60 * time.Second
-
 // Client implements API over cloudstack-go. Credentials can be swapped at run time (the
-// cloud-config file changed) while the rate limiter and the metrics stay shared.
+// cloud-config file changed) while the rate limiter, the throttling pause and the metrics stay
+// shared.
 type Client struct {
 	limiter *rate.Limiter
+	pause   *pause
 	base    http.RoundTripper
 	cs      atomic.Pointer[cloudstack.CloudStackClient]
 }
@@ -66,7 +64,7 @@ func WithRateLimit(callsPerSecond float64, burst int) Option {
 
 // NewClient builds a Client for the given credentials.
 func NewClient(creds Credentials, opts ...Option) (*Client, error) {
-	c := &Client{limiter: rate.NewLimiter(DefaultCallsPerSecond, DefaultCallsPerSecond)}
+	c := &Client{limiter: rate.NewLimiter(DefaultCallsPerSecond, DefaultCallsPerSecond), pause: &pause{}}
 	for _, opt := range opts {
 		opt(c)
 	}
@@ -87,7 +85,9 @@ func (c *Client) SetCredentials(creds Credentials) error {
 		defaultTransport.TLSClientConfig = &tls.Config{InsecureSkipVerify: !creds.VerifySSL} //nolint:gosec // the operator's explicit choice
 		next = defaultTransport
 	}
-	httpClient := &http.Client{Timeout: requestTimeout, Transport: &transport{next: next, limiter: c.limiter}}
+	// No client timeout: it would count the wait for the rate limiter, which the transport
+	// keeps apart from the bounded exchange.
+	httpClient := &http.Client{Transport: &transport{next: next, limiter: c.limiter, pause: c.pause}}
 	c.cs.Store(cloudstack.NewClient(creds.APIURL, creds.APIKey, creds.SecretKey, creds.VerifySSL, cloudstack.WithHTTPClient(httpClient)))
 	return nil
 }

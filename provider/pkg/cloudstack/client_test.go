@@ -125,3 +125,34 @@ func TestRateLimiterIsSharedAcrossCredentialChanges(t *testing.T) {
 		t.Fatalf("limiter has %v tokens left, want 3 after 2 calls from a burst of 5", tokens)
 	}
 }
+
+func TestJobListingIsOneUnpagedCall(t *testing.T) {
+	const total = 1201
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("page") || r.URL.Query().Get("pagesize") != "-1" {
+			t.Errorf("listAsyncJobs asked for page=%q pagesize=%q, want pagesize=-1 alone", r.URL.Query().Get("page"), r.URL.Query().Get("pagesize"))
+		}
+		jobs := make([]map[string]any, total)
+		for i := range jobs {
+			jobs[i] = map[string]any{"jobid": fmt.Sprintf("job-%d", i), "jobstatus": 1}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"listasyncjobsresponse": map[string]any{"count": total, "asyncjobs": jobs}})
+	}))
+	defer srv.Close()
+	c, err := NewClient(Credentials{APIURL: srv.URL, APIKey: "k", SecretKey: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := testutil.ToFloat64(APICalls.WithLabelValues("listAsyncJobs", "200"))
+	jobs, err := c.ListAsyncJobs(context.Background(), Scope{}, "2026-11-22T07:00:00+0000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != total {
+		t.Fatalf("got %d jobs, want %d", len(jobs), total)
+	}
+	if calls := testutil.ToFloat64(APICalls.WithLabelValues("listAsyncJobs", "200")) - before; calls != 1 {
+		t.Fatalf("listAsyncJobs was called %v times, want 1", calls)
+	}
+}

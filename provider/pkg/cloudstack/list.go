@@ -25,6 +25,9 @@ import (
 // PageSize is CloudStack's default.page.size, the largest page a server accepts by default.
 const PageSize = 500
 
+// unlimitedPageSize asks for every item in one answer (pagesize=-1, without page).
+const unlimitedPageSize = -1
+
 type pager interface {
 	SetPage(int)
 	SetPagesize(int)
@@ -173,13 +176,17 @@ func (c *Client) ListAsyncJobs(ctx context.Context, scope Scope, startDate strin
 	if startDate != "" {
 		p.SetStartdate(startDate)
 	}
-	return listAll(ctx, "listAsyncJobs", p, func() ([]*cloudstack.AsyncJob, int, error) {
-		r, err := cs.Asyncjob.ListAsyncJobs(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		return r.AsyncJobs, r.Count, nil
-	})
+	// One unpaged call: the job watcher lists every poll, and pages of 500 would multiply its
+	// cost by the jobs a burst of launches has in flight.
+	p.SetPagesize(unlimitedPageSize)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r, err := cs.Asyncjob.ListAsyncJobs(p)
+	if err != nil {
+		return nil, classify("listAsyncJobs", err)
+	}
+	return r.AsyncJobs, nil
 }
 
 func (c *Client) ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error) {

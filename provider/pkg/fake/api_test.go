@@ -19,11 +19,9 @@ package fake_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
@@ -82,19 +80,5 @@ func TestBehavioursAndReset(t *testing.T) {
 	api.Reset()
 	if len(api.Calls("")) != 0 || len(api.VMs()) != 0 {
 		t.Fatal("Reset must forget calls and VMs")
-	}
-}
-
-func TestCreateTagsRefusesMoreThan255Characters(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
-	ids := make([]string, 7)
-	for i := range ids {
-		ids[i] = api.AddVM(cloudstack.VirtualMachine{Name: fmt.Sprintf("vm-%d", i), State: "Running"}, nil)
-	}
-	if _, err := api.CreateTags(context.Background(), ids, map[string]string{"k": "v"}); err == nil {
-		t.Fatal("7 uuids exceed CloudStack's 255-character parameter limit")
-	}
-	if _, err := api.CreateTags(context.Background(), ids[:6], map[string]string{"k": "v"}); err != nil {
-		t.Fatalf("6 uuids fit: %v", err)
 	}
 }

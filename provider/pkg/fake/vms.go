@@ -35,9 +35,6 @@ const (
 	cmdTags    = "org.apache.cloudstack.api.command.user.tag.CreateTagsCmd"
 )
 
-// maxParamLength is CloudStack's limit on one parameter value.
-const maxParamLength = 255
-
 func paramError(command, text string) error {
 	return &csapi.APIError{Command: command, Code: csapi.CodeParameterError, CSCode: 4350, Text: text}
 }
@@ -218,9 +215,6 @@ func (a *API) CreateTags(ctx context.Context, resourceIDs []string, tags map[str
 	const command = "createTags"
 	if err := a.begin(ctx, command, append([]string(nil), resourceIDs...)); err != nil {
 		return "", err
-	}
-	if len(strings.Join(resourceIDs, ",")) > maxParamLength {
-		return "", paramError(command, "Value greater than max allowed length 255 for param: resourceids")
 	}
 	var vms []*cloudstack.VirtualMachine
 	for _, id := range resourceIDs {

@@ -22,13 +22,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"strconv"
-	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -36,13 +33,6 @@ import (
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
-)
-
-// Throttling backoff: CloudStack's throttling interval is 1 s, so waits start there and double,
-// with jitter so a burst of launches does not retry in lockstep.
-const (
-	throttleRetries   = 5
-	throttleBaseDelay = time.Second
 )
 
 // CustomCPUSpeedMHz is sent for custom offerings, which CloudStack refuses without a speed when
@@ -80,7 +70,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		return nil, err
 	}
 	tags := p.tagsFor(nodeClass, nodeClaim)
-	created, err := p.deploy(ctx, req)
+	created, err := p.api.DeployVirtualMachine(ctx, req)
 	if csapi.IsAlreadyExists(err) {
 		return p.adoptByName(ctx, nodeClass, nodeClaim.Name, tags, instanceTypes)
 	}
@@ -174,33 +164,6 @@ func (p *DefaultProvider) deployRequest(ctx context.Context, nodeClass *v1.Cloud
 		req.AffinityGroupIDs = []string{group.ID}
 	}
 	return req, nil
-}
-
-// deploy retries throttled calls with jittered exponential backoff.
-func (p *DefaultProvider) deploy(ctx context.Context, req csapi.DeployRequest) (csapi.Created, error) {
-	return retryThrottled(ctx, p.clock, "deployVirtualMachine", func() (csapi.Created, error) { return p.api.DeployVirtualMachine(ctx, req) })
-}
-
-// retryThrottled makes call again after a 429, waiting a jittered, doubling delay: a throttled
-// deploy or createTags would otherwise fail a launch, and a failed createTags costs the VMs of
-// its whole batch.
-func retryThrottled[T any](ctx context.Context, clk clock.Clock, command string, call func() (T, error)) (T, error) {
-	delay := throttleBaseDelay
-	for attempt := 0; ; attempt++ {
-		out, err := call()
-		if !csapi.IsThrottled(err) || attempt == throttleRetries {
-			return out, err
-		}
-		wait := delay + rand.N(delay)
-		log.FromContext(ctx).V(1).Info("throttled by CloudStack, retrying", "command", command, "after", wait)
-		select {
-		case <-clk.After(wait):
-		case <-ctx.Done():
-			var zero T
-			return zero, ctx.Err()
-		}
-		delay *= 2
-	}
 }
 
 // launchError maps a failed launch to what core expects: insufficient capacity re-plans at

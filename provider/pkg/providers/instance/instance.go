@@ -136,7 +136,7 @@ func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *W
 	// Gets do not wait for a window: a termination must not pay for batching, and a burst of
 	// drift checks still shares calls while one is in flight.
 	p.gets = newKeyedBatchers(clk, 0, idsPerCall, p.getByIDs)
-	p.tags = newKeyedBatchers(clk, launchWindow, idsPerCall, p.createTags)
+	p.tags = newKeyedBatchers(clk, tagWindow, idsPerCall, p.createTags)
 	p.expunge = &capabilityCache{api: api, clock: clk}
 	return p
 }

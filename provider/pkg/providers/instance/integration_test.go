@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,12 +157,14 @@ func TestIntegrationErrorPaths(t *testing.T) {
 			t.Fatalf("error %v, want InsufficientCapacityError wrapping the limit", r.err)
 		}
 	})
-	t.Run("throttled deploys are retried", func(t *testing.T) {
-		c.fault(t, map[string]any{"command": "deployVirtualMachine", "code": 429, "max": 1})
-		if r := c.createAll(t, nodeClaim("throttled", "gplarge"))[0]; r.err != nil {
-			t.Fatalf("a throttled deploy must be retried, got %v", r.err)
-		}
-	})
+	for _, command := range []string{"listVirtualMachines", "deployVirtualMachine", "createTags"} {
+		t.Run("throttled "+command+" is retried", func(t *testing.T) {
+			c.fault(t, map[string]any{"command": command, "code": 429, "max": 1})
+			if r := c.createAll(t, nodeClaim("throttled-"+strings.ToLower(command), "gplarge"))[0]; r.err != nil {
+				t.Fatalf("a launch whose %s was throttled once must succeed, got %v", command, r.err)
+			}
+		})
+	}
 	t.Run("other errors carry code and text", func(t *testing.T) {
 		c.fault(t, map[string]any{"command": "deployVirtualMachine", "code": 530, "text": "boom", "max": 1})
 		var createErr *cloudprovider.CreateError

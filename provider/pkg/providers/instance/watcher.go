@@ -34,9 +34,9 @@ const (
 	// 10-60 s, so 2 s adds little latency while a burst of launches costs one call per tick.
 	DefaultPollInterval = 2 * time.Second
 	// clockSkew widens the startdate window, since the management server's clock is not ours.
-	// Every job since the startdate is listed, finished or not, and a burst of launches pages
-	// through thousands: a minute covers NTP-synchronised clocks, and a job a wider skew hides
-	// is still found by queryMissing.
+	// Every job since the startdate is listed, finished or not, so the answer grows with the
+	// window: a minute covers NTP-synchronised clocks, and a job a wider skew hides is still
+	// found by queryMissing.
 	clockSkew = time.Minute
 	// missingTicks is how many polls a job may be absent from listAsyncJobs (another account's
 	// job, a server that does not list it) before it is queried on its own.

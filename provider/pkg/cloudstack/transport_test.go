@@ -1,0 +1,157 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cloudstack
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// throttlingServer refuses the first `refusals` calls with CloudStack's 429, naming a wait of
+// retryAfterMS, and answers createTags after that. It records when each call arrived and the
+// resource ids each carried.
+type throttlingServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	refusals int
+	arrivals []time.Time
+	ids      []string
+}
+
+func newThrottlingServer(t *testing.T, refusals, retryAfterMS int) *throttlingServer {
+	t.Helper()
+	s := &throttlingServer{refusals: refusals}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			t.Errorf("parsing form, %v", err)
+		}
+		s.mu.Lock()
+		s.arrivals = append(s.arrivals, time.Now())
+		s.ids = append(s.ids, r.Form.Get("resourceids"))
+		refuse := len(s.arrivals) <= s.refusals
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if refuse {
+			w.WriteHeader(CodeThrottled)
+			_, _ = fmt.Fprintf(w, `{"createtagsresponse":{"uuidList":[],"errorcode":429,"cserrorcode":9999,"errortext":"The given user has reached his/her account api limit, please retry after %d ms."}}`, retryAfterMS)
+			return
+		}
+		_, _ = fmt.Fprint(w, `{"createtagsresponse":{"jobid":"job-1"}}`)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *throttlingServer) calls() ([]time.Time, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.arrivals...), append([]string(nil), s.ids...)
+}
+
+func unlimitedClient(t *testing.T, url string) *Client {
+	t.Helper()
+	c, err := NewClient(Credentials{APIURL: url, APIKey: "k", SecretKey: "s"}, WithRateLimit(1000, 1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestThrottledCallIsSentAgainAfterTheNamedWait(t *testing.T) {
+	srv := newThrottlingServer(t, 2, 150)
+	c := unlimitedClient(t, srv.URL)
+	refused := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "429"))
+	answered := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "200"))
+
+	jobID, err := c.CreateTags(context.Background(), []string{"a", "b"}, map[string]string{"k": "v"})
+	if err != nil || jobID != "job-1" {
+		t.Fatalf("CreateTags = %q, %v; want job-1 once the throttle lets the call through", jobID, err)
+	}
+	arrivals, ids := srv.calls()
+	if len(arrivals) != 3 {
+		t.Fatalf("the server saw %d calls, want 2 refused and 1 answered", len(arrivals))
+	}
+	for i := 1; i < len(arrivals); i++ {
+		if gap := arrivals[i].Sub(arrivals[i-1]); gap < 150*time.Millisecond {
+			t.Errorf("attempt %d came %v after the 429, before the 150 ms it named", i+1, gap)
+		}
+		if ids[i] != "a,b" {
+			t.Errorf("attempt %d sent resourceids %q, want the POST body again (a,b)", i+1, ids[i])
+		}
+	}
+	if got := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "429")) - refused; got != 2 {
+		t.Errorf("counted %v answers 429, want 2", got)
+	}
+	if got := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "200")) - answered; got != 1 {
+		t.Errorf("counted %v answers 200, want 1", got)
+	}
+}
+
+func TestThrottlingThatLastsFailsTheCallAsThrottled(t *testing.T) {
+	srv := newThrottlingServer(t, 100, 1)
+	c := unlimitedClient(t, srv.URL)
+	_, err := c.CreateTags(context.Background(), []string{"a"}, map[string]string{"k": "v"})
+	if !IsThrottled(err) {
+		t.Fatalf("error %v is not classified as throttled", err)
+	}
+	if arrivals, _ := srv.calls(); len(arrivals) != throttleRetries+1 {
+		t.Fatalf("the server saw %d calls, want %d: the first and %d retries", len(arrivals), throttleRetries+1, throttleRetries)
+	}
+}
+
+func TestThrottlingHoldsEveryCaller(t *testing.T) {
+	srv := newThrottlingServer(t, 1, 300)
+	c := unlimitedClient(t, srv.URL)
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.CreateTags(context.Background(), []string{"a"}, map[string]string{"k": "v"})
+		first <- err
+	}()
+	// Wait until the first call has been refused, then start a second one, which the
+	// account's throttle would refuse as well.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if arrivals, _ := srv.calls(); len(arrivals) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first call never reached the server")
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if _, err := c.CreateTags(context.Background(), []string{"b"}, map[string]string{"k": "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	arrivals, ids := srv.calls()
+	if len(arrivals) != 3 {
+		t.Fatalf("the server saw %d calls, want 3: one refused, its retry and the second caller's", len(arrivals))
+	}
+	for i, id := range ids[1:] {
+		if gap := arrivals[i+1].Sub(arrivals[0]); gap < 300*time.Millisecond {
+			t.Errorf("the call for %s came %v after the 429, inside the 300 ms it named", id, gap)
+		}
+	}
+}
