@@ -20,14 +20,17 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awslabs/operatorpkg/status"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	corecloudprovider "sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 )
 
 func TestCreateReturnsAHydratedNodeClaim(t *testing.T) {
@@ -105,10 +108,17 @@ func TestDeleteReportsNotFoundOnceTheVMIsGone(t *testing.T) {
 	}
 	ctx := context.Background()
 	if err := e.cp.Delete(ctx, created); err != nil {
-		t.Fatalf("first Delete: %v", err)
+		t.Fatalf("first Delete: %v, want nil while the destroy job runs", err)
 	}
-	if err := e.cp.Delete(ctx, created); !corecloudprovider.IsNodeClaimNotFoundError(err) {
-		t.Fatalf("Delete after destroy: %v, want NodeClaimNotFoundError", err)
+	// Core asks again until the VM is gone; the job watcher's poll tells.
+	e.clk.Step(instance.DefaultPollInterval)
+	var deleteErr error
+	err = wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		deleteErr = e.cp.Delete(ctx, created)
+		return deleteErr != nil, nil
+	})
+	if err != nil || !corecloudprovider.IsNodeClaimNotFoundError(deleteErr) {
+		t.Fatalf("Delete after the destroy job: %v, want NodeClaimNotFoundError", deleteErr)
 	}
 }
 

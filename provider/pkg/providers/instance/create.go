@@ -191,7 +191,7 @@ func (p *DefaultProvider) launchError(err error, c candidate) error {
 // cleanUp destroys a VM whose launch failed (a failed deploy leaves it in state Error); garbage
 // collection retries if this fails.
 func (p *DefaultProvider) cleanUp(ctx context.Context, id string) {
-	if err := p.destroy(ctx, id); err != nil && !csapi.IsNotFound(err) {
+	if _, err := p.destroy(ctx, id); err != nil && !csapi.IsNotFound(err) {
 		log.FromContext(ctx).Error(err, "destroying the VM of a failed launch", "id", id)
 	}
 }

@@ -124,7 +124,8 @@ type DefaultProvider struct {
 	tags        *keyedBatchers[string, string]
 	expunge     *capabilityCache
 	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
-	seen *gocache.Cache
+	seen       *gocache.Cache
+	destroying destroyJobs
 }
 
 // NewDefaultProvider wires the instance provider; watcher must be started by the caller and

@@ -139,11 +139,21 @@ func TestIntegrationGetAndDeleteOfAGoneVM(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Get of a VM destroyed out of band never returned NodeClaimNotFoundError: %v", err)
 	}
-	if err := c.provider.Delete(ctx, id); !isNotFound(err) {
-		t.Fatalf("Delete of a gone VM: %v, want NodeClaimNotFoundError", err)
+	// A Destroyed VM may be destroyed again: the termination ends with that job.
+	var deleteErr error
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		deleteErr = c.provider.Delete(ctx, id)
+		return deleteErr != nil, nil
+	})
+	if err != nil || !isNotFound(deleteErr) {
+		t.Fatalf("Delete of a Destroyed VM: %v, want NodeClaimNotFoundError once the destroy job finished", deleteErr)
 	}
-	if _, err := c.provider.Get(ctx, "6f1a9f0e-0000-4000-8000-000000000000"); !isNotFound(err) {
+	const unknown = "6f1a9f0e-0000-4000-8000-000000000000"
+	if _, err := c.provider.Get(ctx, unknown); !isNotFound(err) {
 		t.Fatalf("Get of an unknown uuid: %v, want NodeClaimNotFoundError", err)
+	}
+	if err := c.provider.Delete(ctx, unknown); !isNotFound(err) {
+		t.Fatalf("Delete of an unknown uuid: %v, want NodeClaimNotFoundError at once", err)
 	}
 }
 

@@ -19,6 +19,7 @@ package instance
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
@@ -121,40 +122,83 @@ func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) 
 	return out, nil
 }
 
-// Delete starts destroying the VM and returns nil; once the VM is gone it returns a
-// NodeClaimNotFoundError, which is what tells core that termination finished.
+// Delete starts destroying the VM and returns nil until the destroy job has finished; then, or
+// when CloudStack does not know the VM, it returns a NodeClaimNotFoundError, which tells core
+// that termination finished. Core asks again every few seconds, and the job watcher's shared
+// poll answers, not a listing per VM: a termination costs one call, the destroy.
 func (p *DefaultProvider) Delete(ctx context.Context, id string) error {
-	if _, err := p.Get(ctx, id); err != nil {
-		return err
+	if job, ok := p.destroying.get(id); ok {
+		done, err := job.Done()
+		if !done {
+			return nil
+		}
+		p.destroying.forget(id)
+		if err != nil && !csapi.IsNotFound(err) {
+			return fmt.Errorf("destroying VM %s, %w", id, err)
+		}
+		return cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s was destroyed", id))
 	}
-	if err := p.destroy(ctx, id); err != nil {
+	jobID, err := p.destroy(ctx, id)
+	if err != nil {
 		if csapi.IsNotFound(err) {
 			return cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s does not exist, %w", id, err))
 		}
 		return fmt.Errorf("destroying VM %s, %w", id, err)
 	}
+	p.destroying.add(id, p.watcher.Watch(jobID))
 	return nil
 }
 
 // destroy expunges only where the account may: destroyVirtualMachine with expunge=true fails
-// for users unless allow.user.expunge.recover.vm is set.
-func (p *DefaultProvider) destroy(ctx context.Context, id string) error {
+// for users unless allow.user.expunge.recover.vm is set. A VM already Destroyed is destroyed
+// again without error, as CloudStack does.
+func (p *DefaultProvider) destroy(ctx context.Context, id string) (string, error) {
 	expunge, err := p.expunge.Allowed(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if _, err = p.api.DestroyVirtualMachine(ctx, id, expunge); err == nil {
+	jobID, err := p.api.DestroyVirtualMachine(ctx, id, expunge)
+	if err == nil {
 		p.seen.Delete(id)
 	}
-	return err
+	return jobID, err
 }
 
 // Destroy destroys a VM regardless of its state (garbage collection of VMs in Error).
 func (p *DefaultProvider) Destroy(ctx context.Context, id string) error {
-	if err := p.destroy(ctx, id); csapi.IgnoreNotFound(err) != nil {
+	if _, err := p.destroy(ctx, id); csapi.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("destroying VM %s, %w", id, err)
 	}
 	return nil
+}
+
+// destroyJobs are the destroy jobs of terminations in progress, by VM ID. An entry goes when
+// Delete reports the end of its termination, which core always asks for.
+type destroyJobs struct {
+	mu   sync.Mutex
+	jobs map[string]*Job
+}
+
+func (d *destroyJobs) add(id string, job *Job) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.jobs == nil {
+		d.jobs = map[string]*Job{}
+	}
+	d.jobs[id] = job
+}
+
+func (d *destroyJobs) get(id string) (*Job, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	job, ok := d.jobs[id]
+	return job, ok
+}
+
+func (d *destroyJobs) forget(id string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.jobs, id)
 }
 
 // Reboot asks CloudStack to reboot the VM and returns once the job is accepted.

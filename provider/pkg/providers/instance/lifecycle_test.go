@@ -19,6 +19,7 @@ package instance_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -71,24 +72,44 @@ func TestListReturnsOnlyThisClustersLiveVMs(t *testing.T) {
 	}
 }
 
-func TestDeleteReturnsNotFoundOnceTheVMIsGone(t *testing.T) {
+func TestDeleteReturnsNotFoundOnceTheDestroyJobFinished(t *testing.T) {
 	for _, expungeAllowed := range []bool{true, false} {
 		e := newEnv(t)
-		ctx := context.Background()
+		e.api.SetJobDuration(10 * time.Second)
 		e.api.SetCapabilities(cloudstack.Capability{Allowuserexpungerecovervm: expungeAllowed})
 		id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
-		if err := e.provider.Delete(ctx, id); err != nil {
-			t.Fatalf("first Delete: %v, want nil (termination started)", err)
+		start := e.clk.Now()
+		if err := e.deleteUntilGone(t, id); err != nil {
+			t.Fatal(err)
 		}
-		if err := e.provider.Delete(ctx, id); !cloudprovider.IsNodeClaimNotFoundError(err) {
-			t.Fatalf("Delete after the destroy (expunge allowed: %v): %v, want NodeClaimNotFoundError", expungeAllowed, err)
+		if took := e.clk.Since(start); took < 10*time.Second {
+			t.Errorf("termination ended after %v, before the 10 s destroy job finished", took)
 		}
 		if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 {
 			t.Fatalf("%d destroy calls, want 1", len(destroys))
 		}
+		if lists := e.api.Calls("listVirtualMachines"); len(lists) != 0 {
+			t.Errorf("%d listVirtualMachines calls, want none: the job watcher tells when the VM is gone", len(lists))
+		}
 		if remaining := len(e.api.VMs()); (remaining == 0) != expungeAllowed {
 			t.Errorf("expunge allowed %v but %d VMs remain: expunge must follow listCapabilities", expungeAllowed, remaining)
 		}
+	}
+}
+
+func TestDeleteDestroysAgainAfterAFailedDestroyJob(t *testing.T) {
+	e := newEnv(t)
+	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
+	e.api.FailJobs("destroyVirtualMachine", 530, "Failed to destroy vm", 1)
+	err := e.deleteUntilGone(t, id)
+	if err == nil || !strings.Contains(err.Error(), "Failed to destroy vm") {
+		t.Fatalf("Delete after a failed destroy job: %v, want the job's error", err)
+	}
+	if err := e.deleteUntilGone(t, id); err != nil {
+		t.Fatal(err)
+	}
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 2 {
+		t.Fatalf("%d destroy calls, want 2: the failed one and its retry", len(destroys))
 	}
 }
 

@@ -148,6 +148,24 @@ func (e *env) createAllWithContext(t testing.TB, ctx context.Context, claims ...
 	}
 }
 
+// deleteUntilGone calls Delete as core does, moving the fake clock between calls, until it
+// reports the VM gone (nil) or fails (the error).
+func (e *env) deleteUntilGone(t testing.TB, id string) error {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		err := e.provider.Delete(context.Background(), id)
+		if isNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		e.clk.Step(instance.DefaultPollInterval / 4)
+	}
+	t.Fatalf("Delete of %s never reported the VM gone", id)
+	return nil
+}
+
 func (e *env) create(t testing.TB, nc *karpv1.NodeClaim) (*instance.Launch, error) {
 	t.Helper()
 	r := e.createAll(t, nc)[0]

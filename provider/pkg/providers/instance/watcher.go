@@ -104,6 +104,16 @@ func (j *Job) Wait(ctx context.Context) (*cloudstack.AsyncJob, error) {
 	}
 }
 
+// Done tells without blocking whether the job finished and, if it did, its error.
+func (j *Job) Done() (bool, error) {
+	select {
+	case <-j.waiter.done:
+		return true, j.waiter.err
+	default:
+		return false, nil
+	}
+}
+
 // Start polls until ctx ends; it implements manager.Runnable.
 func (w *Watcher) Start(ctx context.Context) error {
 	ticker := w.clock.NewTicker(w.interval)
