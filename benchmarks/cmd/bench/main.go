@@ -34,6 +34,10 @@ import (
 	"syscall"
 	"time"
 
+	"go.uber.org/zap/zapcore"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/run"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
@@ -69,6 +73,9 @@ func main() {
 		}
 		return
 	}
+	// The samples' watch cache logs through controller-runtime; errors only, as the progress
+	// lines are the benchmark's output on stderr.
+	log.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := benchmark(ctx, o); err != nil {

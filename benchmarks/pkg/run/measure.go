@@ -65,7 +65,13 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	if err != nil {
 		return err
 	}
-	w := &watcher{client: t.Client, label: s.ID + " " + t.Provider, progress: progress, start: time.Now()}
+	cacheCtx, stopCache := context.WithCancel(ctx)
+	defer stopCache()
+	sampled, err := watchCache(cacheCtx, t.paths.Kubeconfig())
+	if err != nil {
+		return err
+	}
+	w := &watcher{client: sampled, label: s.ID + " " + t.Provider, progress: progress, start: time.Now()}
 	waitCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// Created while sampling: calibration's tens of thousands of objects take a while, and the
