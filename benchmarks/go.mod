@@ -7,7 +7,9 @@ require (
 	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e v0.0.0
 	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack v0.0.0
 	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider v0.0.0
+	go.uber.org/zap v1.28.0
 	golang.org/x/image v0.46.0
+	golang.org/x/sync v0.23.0
 	k8s.io/api v0.36.1
 	k8s.io/apimachinery v0.36.1
 	k8s.io/client-go v0.36.1
@@ -62,12 +64,10 @@ require (
 	github.com/x448/float16 v0.8.4 // indirect
 	go.uber.org/mock v0.6.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
-	go.uber.org/zap v1.28.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/term v0.46.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
