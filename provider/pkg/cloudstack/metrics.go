@@ -28,19 +28,21 @@ const (
 
 var (
 	// APICalls counts every HTTP call to the management server by command and answer code, so
-	// benchmarks can report calls per node and operators can see 429s and 533s.
+	// benchmarks can report calls per node and operators can see 429s and 533s. A throttled
+	// call sent again counts once per attempt.
 	APICalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: metricsNamespace,
 		Subsystem: metricsSubsystem,
 		Name:      "api_calls_total",
 		Help:      "CloudStack API calls by command and answer code (HTTP status, or 'error' when no answer arrived).",
 	}, []string{"command", "code"})
-	// APICallDuration includes the time spent waiting for the client-side rate limiter.
+	// APICallDuration runs from the caller's request to the answer it gets: the wait for the
+	// client-side rate limiter and any retries after 429 included.
 	APICallDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: metricsNamespace,
 		Subsystem: metricsSubsystem,
 		Name:      "api_call_duration_seconds",
-		Help:      "Latency of CloudStack API calls by command, including client-side rate limiting.",
+		Help:      "Latency of CloudStack API calls by command, including client-side rate limiting and retries after 429.",
 		Buckets:   prometheus.ExponentialBuckets(0.005, 2, 14),
 	}, []string{"command"})
 )
