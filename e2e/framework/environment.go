@@ -57,6 +57,8 @@ type Options struct {
 	ClusterArgs []string
 	// HeartbeatFactor overrides the framework's HeartbeatFactor, for scale runs; 0 keeps it.
 	HeartbeatFactor float64
+	// NodeLeaseParallelism is cluster.Options.NodeLeaseParallelism, for scale runs.
+	NodeLeaseParallelism uint
 	// ProviderIdentity, when set, is granted in the cluster and the provider acts as it, with
 	// the API server's audit log on; nil runs the provider as the cluster admin.
 	ProviderIdentity Identity
@@ -118,13 +120,14 @@ func Attach(ctx context.Context, o Options) *Environment {
 	e := &Environment{
 		Options: o,
 		Cluster: cluster.Options{
-			Name:            o.ClusterName,
-			Runtime:         o.Runtime,
-			BinDir:          o.BinDir,
-			WorkDir:         o.KwokDir(),
-			Kubeconfig:      o.Kubeconfig(),
-			HeartbeatFactor: cmp.Or(o.HeartbeatFactor, HeartbeatFactor),
-			ExtraArgs:       o.ClusterArgs,
+			Name:                 o.ClusterName,
+			Runtime:              o.Runtime,
+			BinDir:               o.BinDir,
+			WorkDir:              o.KwokDir(),
+			Kubeconfig:           o.Kubeconfig(),
+			HeartbeatFactor:      cmp.Or(o.HeartbeatFactor, HeartbeatFactor),
+			NodeLeaseParallelism: o.NodeLeaseParallelism,
+			ExtraArgs:            o.ClusterArgs,
 		},
 		Fake: fakeadmin.New(component.FakeCloudBaseURL(o.FakePort)),
 	}

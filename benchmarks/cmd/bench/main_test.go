@@ -48,11 +48,11 @@ func TestParseFlagsDefaults(t *testing.T) {
 
 func TestParseFlagsReadsEverySetting(t *testing.T) {
 	o, err := parse("-scenario", "S2", "-nodes", "2000", "-baseline", "-out", "/tmp/b", "-timeout", "10m",
-		"-provider-env", "BATCH_MAX_DURATION=2s,BATCH_IDLE_DURATION=100ms")
+		"-provider-env", "BATCH_MAX_DURATION=2s,BATCH_IDLE_DURATION=100ms", "-node-lease-parallelism", "32")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ID != "S2" || o.size != 2000 || !o.baseline || o.out != "/tmp/b" || o.timeout != 10*time.Minute {
+	if o.ID != "S2" || o.size != 2000 || !o.baseline || o.out != "/tmp/b" || o.timeout != 10*time.Minute || o.cluster.NodeLeaseParallelism != 32 {
 		t.Errorf("options = %+v", o)
 	}
 	if want := []string{"BATCH_MAX_DURATION=2s", "BATCH_IDLE_DURATION=100ms"}; !slices.Equal(o.env, want) {

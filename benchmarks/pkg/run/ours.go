@@ -49,7 +49,7 @@ func StartOurs(ctx context.Context, p framework.Paths, settings Cluster, provide
 		return nil, err
 	}
 	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: ports, Runtime: cluster.RuntimeBinary, ProviderEnv: providerEnv,
-		ClusterArgs: settings.Args, HeartbeatFactor: settings.HeartbeatFactor, World: worldPath})
+		ClusterArgs: settings.Args, HeartbeatFactor: settings.HeartbeatFactor, NodeLeaseParallelism: settings.NodeLeaseParallelism, World: worldPath})
 	t := &Target{Provider: "cloudstack", stop: func(ctx context.Context) error {
 		if env == nil {
 			return nil

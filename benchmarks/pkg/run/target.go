@@ -142,10 +142,13 @@ type Cluster struct {
 	Args []string
 	// HeartbeatFactor scales the nodes' heartbeats; 0 keeps the e2e framework's.
 	HeartbeatFactor float64
+	// NodeLeaseParallelism is how many node leases kwok renews at once; 0 keeps kwok's.
+	NodeLeaseParallelism uint
 }
 
 func (s Cluster) options(o cluster.Options) cluster.Options {
 	o.HeartbeatFactor = cmp.Or(s.HeartbeatFactor, framework.HeartbeatFactor)
+	o.NodeLeaseParallelism = s.NodeLeaseParallelism
 	o.ExtraArgs = s.Args
 	return o
 }

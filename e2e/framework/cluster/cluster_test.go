@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 func options(t *testing.T) Options {
@@ -210,5 +212,41 @@ func TestBinaryRuntimeManagesOnlyAnnotatedNodesWithoutLeaderElection(t *testing.
 	args, _ = CreateArgs(o)
 	if got, _ := flag(args, "--heartbeat-factor"); got != "1" {
 		t.Errorf("--heartbeat-factor = %q, want 1", got)
+	}
+}
+
+func TestNodeLeaseParallelismReachesKwokThroughItsConfiguration(t *testing.T) {
+	o := options(t)
+	if args, _ := CreateArgs(o); slices.Contains(args, "--config") {
+		t.Errorf("--config passed without a kwok setting: %v", args)
+	}
+	o.NodeLeaseParallelism = 32
+	args, err := CreateArgs(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, ok := flag(args, "--config")
+	if !ok {
+		t.Fatalf("no --config in %v", args)
+	}
+	if err := writeKwokConfig(o); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var config struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Options    struct {
+			NodeLeaseParallelism uint `json:"nodeLeaseParallelism"`
+		} `json:"options"`
+	}
+	if err := yaml.UnmarshalStrict(raw, &config); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	if config.APIVersion != "config.kwok.x-k8s.io/v1alpha1" || config.Kind != "KwokConfiguration" || config.Options.NodeLeaseParallelism != 32 {
+		t.Errorf("kwok configuration %+v, want a KwokConfiguration with nodeLeaseParallelism 32", config)
 	}
 }
