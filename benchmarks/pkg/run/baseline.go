@@ -18,6 +18,7 @@ package run
 
 import (
 	"context"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -156,7 +157,11 @@ func writeCatalog(path string) error {
 func kwokCRDDir() (string, error) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/karpenter").Output()
 	if err != nil {
-		return "", fmt.Errorf("locating the karpenter module, %w", err)
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(exit.Stderr))
+		}
+		return "", fmt.Errorf("locating the karpenter module (go list -m), %w", err)
 	}
 	return filepath.Join(strings.TrimSpace(string(out)), "kwok", "apis", "crds"), nil
 }
