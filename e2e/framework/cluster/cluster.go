@@ -140,6 +140,21 @@ func LogDir(o Options) string { return filepath.Join(o.WorkDir, "clusters", o.Na
 // AuditLogPath is where kwokctl has the API server write its audit log, one JSON event a line.
 func AuditLogPath(o Options) string { return filepath.Join(LogDir(o), "audit.log") }
 
+// kwokConfig is a KwokConfiguration with kwok's defaults spelled out: kwokctl hands kwok the
+// options of a given configuration as they are, without kwok's defaults (a zero parallelism
+// stops kwok), so every one of them is written.
+const kwokConfig = `apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  enableDebuggingHandlers: true
+  enableProfilingHandler: true
+  enablePodsOnNodeSyncListPager: true
+  podPlayStageParallelism: 4
+  nodePlayStageParallelism: 4
+  podsOnNodeSyncParallelism: 1
+  nodeLeaseParallelism: %d
+`
+
 // kwokConfigPath is the KwokConfiguration kwokctl hands to kwok, for settings it has no flag for.
 func kwokConfigPath(o Options) string { return filepath.Join(o.WorkDir, o.Name+"-kwok.yaml") }
 
@@ -151,8 +166,7 @@ func writeKwokConfig(o Options) error {
 	if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
 		return err
 	}
-	config := fmt.Sprintf("apiVersion: config.kwok.x-k8s.io/v1alpha1\nkind: KwokConfiguration\noptions:\n  nodeLeaseParallelism: %d\n", o.NodeLeaseParallelism)
-	return os.WriteFile(kwokConfigPath(o), []byte(config), 0o644)
+	return os.WriteFile(kwokConfigPath(o), []byte(fmt.Sprintf(kwokConfig, o.NodeLeaseParallelism)), 0o644)
 }
 
 // Create runs kwokctl create cluster; its output goes to the log at logPath.

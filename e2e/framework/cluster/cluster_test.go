@@ -240,13 +240,20 @@ func TestNodeLeaseParallelismReachesKwokThroughItsConfiguration(t *testing.T) {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 		Options    struct {
-			NodeLeaseParallelism uint `json:"nodeLeaseParallelism"`
+			NodeLeaseParallelism      uint `json:"nodeLeaseParallelism"`
+			NodePlayStageParallelism  uint `json:"nodePlayStageParallelism"`
+			PodPlayStageParallelism   uint `json:"podPlayStageParallelism"`
+			PodsOnNodeSyncParallelism uint `json:"podsOnNodeSyncParallelism"`
 		} `json:"options"`
 	}
-	if err := yaml.UnmarshalStrict(raw, &config); err != nil {
+	if err := yaml.Unmarshal(raw, &config); err != nil {
 		t.Fatalf("%s: %v", raw, err)
 	}
 	if config.APIVersion != "config.kwok.x-k8s.io/v1alpha1" || config.Kind != "KwokConfiguration" || config.Options.NodeLeaseParallelism != 32 {
 		t.Errorf("kwok configuration %+v, want a KwokConfiguration with nodeLeaseParallelism 32", config)
+	}
+	// kwok gets the options as written: a parallelism left out is 0, and kwok exits on it.
+	if o := config.Options; o.NodePlayStageParallelism == 0 || o.PodPlayStageParallelism == 0 || o.PodsOnNodeSyncParallelism == 0 {
+		t.Errorf("kwok configuration %+v leaves a parallelism at 0", o)
 	}
 }
