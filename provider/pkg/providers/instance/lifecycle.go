@@ -37,15 +37,21 @@ type getOptions struct{ cached bool }
 func Cached(o *getOptions) { o.cached = true }
 
 // Get returns the VM, or a NodeClaimNotFoundError when CloudStack does not know the id, lists
-// nothing, or the VM is Destroyed, Expunging or in Error. Concurrent Gets share calls.
+// nothing, or the VM is Destroyed, Expunging or in Error. A VM known to be gone is answered
+// from memory, as it never comes back: core's node termination asks again on every pass over
+// a node that is not Ready. Concurrent Gets share calls.
 func (p *DefaultProvider) Get(ctx context.Context, id string, opts ...GetOption) (*Instance, error) {
 	var o getOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.cached {
-		if cached, ok := p.seen.Get(id); ok {
-			return cached.(*Instance), nil
+	if cached, ok := p.seen.Get(id); ok {
+		in := cached.(*Instance)
+		if in.Gone() {
+			return nil, goneError(in)
+		}
+		if o.cached {
+			return in, nil
 		}
 	}
 	vm, err := p.gets.Do(ctx, scopeKey(p.opts.Scope), id)
@@ -53,23 +59,24 @@ func (p *DefaultProvider) Get(ctx context.Context, id string, opts ...GetOption)
 		return nil, fmt.Errorf("getting VM %s, %w", id, err)
 	}
 	if vm == nil {
-		p.seen.Delete(id)
+		p.remember(&Instance{ID: id, State: StateExpunging})
 		return nil, cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s does not exist", id))
 	}
 	in := p.remember(newInstance(vm))
 	if in.Gone() {
-		return nil, cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s is %s", id, in.State))
+		return nil, goneError(in)
 	}
 	return in, nil
 }
 
-// remember keeps the live VM's state for cached Gets and forgets a gone one.
+func goneError(in *Instance) error {
+	return cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s is %s", in.ID, in.State))
+}
+
+// remember keeps the VM's last known state: a live VM's for cached Gets, a gone VM's for every
+// Get.
 func (p *DefaultProvider) remember(in *Instance) *Instance {
-	if in.Gone() {
-		p.seen.Delete(in.ID)
-	} else {
-		p.seen.SetDefault(in.ID, in)
-	}
+	p.seen.SetDefault(in.ID, in)
 	return in
 }
 
@@ -127,6 +134,9 @@ func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) 
 // that termination finished. Core asks again every few seconds, and the job watcher's shared
 // poll answers, not a listing per VM: a termination costs one call, the destroy.
 func (p *DefaultProvider) Delete(ctx context.Context, id string) error {
+	if cached, ok := p.seen.Get(id); ok && cached.(*Instance).Gone() {
+		return goneError(cached.(*Instance))
+	}
 	if job, ok := p.destroying.get(id); ok {
 		done, err := job.Done()
 		if !done {
@@ -136,7 +146,7 @@ func (p *DefaultProvider) Delete(ctx context.Context, id string) error {
 		if err != nil && !csapi.IsNotFound(err) {
 			return fmt.Errorf("destroying VM %s, %w", id, err)
 		}
-		return cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s was destroyed", id))
+		return goneError(p.remember(&Instance{ID: id, State: StateDestroyed}))
 	}
 	jobID, err := p.destroy(ctx, id)
 	if err != nil {
@@ -159,7 +169,7 @@ func (p *DefaultProvider) destroy(ctx context.Context, id string) (string, error
 	}
 	jobID, err := p.api.DestroyVirtualMachine(ctx, id, expunge)
 	if err == nil {
-		p.seen.Delete(id)
+		p.seen.Delete(id) // the VM is going: its last state no longer answers cached Gets
 	}
 	return jobID, err
 }

@@ -85,11 +85,18 @@ func TestDeleteReturnsNotFoundOnceTheDestroyJobFinished(t *testing.T) {
 		if took := e.clk.Since(start); took < 10*time.Second {
 			t.Errorf("termination ended after %v, before the 10 s destroy job finished", took)
 		}
+		// Core's node termination and NodeClaim finalizer keep asking; the VM stays gone.
+		if _, err := e.provider.Get(context.Background(), id); !isNotFound(err) {
+			t.Errorf("Get after the termination: %v, want NodeClaimNotFoundError", err)
+		}
+		if err := e.provider.Delete(context.Background(), id); !isNotFound(err) {
+			t.Errorf("Delete after the termination: %v, want NodeClaimNotFoundError", err)
+		}
 		if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 {
 			t.Fatalf("%d destroy calls, want 1", len(destroys))
 		}
 		if lists := e.api.Calls("listVirtualMachines"); len(lists) != 0 {
-			t.Errorf("%d listVirtualMachines calls, want none: the job watcher tells when the VM is gone", len(lists))
+			t.Errorf("%d listVirtualMachines calls, want none: the job watcher tells when the VM is gone, and then memory", len(lists))
 		}
 		if remaining := len(e.api.VMs()); (remaining == 0) != expungeAllowed {
 			t.Errorf("expunge allowed %v but %d VMs remain: expunge must follow listCapabilities", expungeAllowed, remaining)
