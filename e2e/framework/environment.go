@@ -53,12 +53,8 @@ type Options struct {
 	ProviderEnv []string
 	// World is a fake cloud world file; empty keeps the embedded default world.
 	World string
-	// ClusterArgs are extra kwokctl create flags (cluster.Options.ExtraArgs).
-	ClusterArgs []string
-	// HeartbeatFactor overrides the framework's HeartbeatFactor, for scale runs; 0 keeps it.
-	HeartbeatFactor float64
-	// NodeLeaseParallelism is cluster.Options.NodeLeaseParallelism, for scale runs.
-	NodeLeaseParallelism uint
+	// ClusterTuning is for scale runs; a zero HeartbeatFactor keeps the framework's.
+	ClusterTuning cluster.Tuning
 	// ProviderIdentity, when set, is granted in the cluster and the provider acts as it, with
 	// the API server's audit log on; nil runs the provider as the cluster admin.
 	ProviderIdentity Identity
@@ -114,20 +110,24 @@ func Start(ctx context.Context, o Options) (*Environment, error) {
 // cluster the same factor, so both sides carry the same heartbeat load.
 const HeartbeatFactor = 1
 
+// DefaultTuning is t with the framework's HeartbeatFactor where t sets none.
+func DefaultTuning(t cluster.Tuning) cluster.Tuning {
+	t.HeartbeatFactor = cmp.Or(t.HeartbeatFactor, HeartbeatFactor)
+	return t
+}
+
 // Attach describes the environment of o without starting anything, to stop one that an
 // earlier process started (`make down`).
 func Attach(ctx context.Context, o Options) *Environment {
 	e := &Environment{
 		Options: o,
 		Cluster: cluster.Options{
-			Name:                 o.ClusterName,
-			Runtime:              o.Runtime,
-			BinDir:               o.BinDir,
-			WorkDir:              o.KwokDir(),
-			Kubeconfig:           o.Kubeconfig(),
-			HeartbeatFactor:      cmp.Or(o.HeartbeatFactor, HeartbeatFactor),
-			NodeLeaseParallelism: o.NodeLeaseParallelism,
-			ExtraArgs:            o.ClusterArgs,
+			Name:       o.ClusterName,
+			Runtime:    o.Runtime,
+			BinDir:     o.BinDir,
+			WorkDir:    o.KwokDir(),
+			Kubeconfig: o.Kubeconfig(),
+			Tuning:     DefaultTuning(o.ClusterTuning),
 		},
 		Fake: fakeadmin.New(component.FakeCloudBaseURL(o.FakePort)),
 	}

@@ -20,10 +20,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/process"
 )
@@ -200,5 +202,20 @@ func TestReapStaleRunsCleansUpAbandonedRunsOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(alive.KwokDir()); err != nil {
 		t.Errorf("the live run was touched: %v", err)
+	}
+}
+
+func TestClusterTuningReachesTheClusterWithTheFrameworksHeartbeatByDefault(t *testing.T) {
+	paths := Paths{Root: "/repo", BinDir: "/repo/bin", RunDir: "/repo/.e2e/run"}
+	settings := Settings{ClusterName: "e2e", FakePort: 1001, MetricsPort: 1002, HealthPort: 1003}
+	e := Attach(t.Context(), Options{Paths: paths, Settings: settings, Runtime: "binary",
+		ClusterTuning: cluster.Tuning{NodeLeaseParallelism: 32, ExtraArgs: []string{"--disable-qps-limits"}}})
+	want := cluster.Tuning{HeartbeatFactor: HeartbeatFactor, NodeLeaseParallelism: 32, ExtraArgs: []string{"--disable-qps-limits"}}
+	if got := e.Cluster.Tuning; !reflect.DeepEqual(got, want) {
+		t.Errorf("cluster tuning %+v, want %+v", got, want)
+	}
+	e = Attach(t.Context(), Options{Paths: paths, Settings: settings, Runtime: "binary", ClusterTuning: cluster.Tuning{HeartbeatFactor: 5}})
+	if e.Cluster.HeartbeatFactor != 5 {
+		t.Errorf("heartbeat factor %v, want the 5 asked for", e.Cluster.HeartbeatFactor)
 	}
 }

@@ -42,6 +42,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/run"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 )
 
 // stopTimeout bounds the teardown after a run, which must happen even after a Ctrl-C.
@@ -54,7 +55,7 @@ type options struct {
 	out      string
 	timeout  time.Duration
 	env      []string
-	cluster  run.Cluster
+	cluster  cluster.Tuning
 	// render names a saved results JSON whose Markdown and plots are written again, next to
 	// it, instead of running anything.
 	render string
@@ -100,7 +101,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	o.cluster.Args = strings.Fields(*kwokctlArgs)
+	o.cluster.ExtraArgs = strings.Fields(*kwokctlArgs)
 	s, err := scenario.ByID(*id)
 	if err != nil {
 		return o, err
@@ -133,13 +134,13 @@ func benchmark(ctx context.Context, o options) error {
 		Started: started.Format(time.RFC3339),
 	}
 	fmt.Fprintf(os.Stderr, "%s (%s), size %d\n", o.ID, o.Description, o.size)
-	ours := func(ctx context.Context, p framework.Paths, c run.Cluster) (*run.Target, error) {
+	ours := func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
 		return run.StartOurs(ctx, p, c, o.env)
 	}
 	if o.Calibration {
 		ours = run.StartCalibration
 	}
-	starts := []func(context.Context, framework.Paths, run.Cluster) (*run.Target, error){ours}
+	starts := []func(context.Context, framework.Paths, cluster.Tuning) (*run.Target, error){ours}
 	if o.baseline {
 		starts = append(starts, run.StartBaseline)
 	}
@@ -155,7 +156,7 @@ func benchmark(ctx context.Context, o options) error {
 
 // runOne brings up one provider's cluster, measures the scenario and tears it all down. The
 // run folder (logs) is kept when the run did not complete.
-func runOne(ctx context.Context, o options, start func(context.Context, framework.Paths, run.Cluster) (*run.Target, error), started time.Time, i int) (report.Result, error) {
+func runOne(ctx context.Context, o options, start func(context.Context, framework.Paths, cluster.Tuning) (*run.Target, error), started time.Time, i int) (report.Result, error) {
 	p, err := framework.DefaultPaths("bench")
 	if err != nil {
 		return report.Result{}, err

@@ -17,8 +17,8 @@ limitations under the License.
 package run
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -49,7 +49,7 @@ const (
 // StartBaseline brings up the same kind of cluster as StartOurs with Karpenter's KWOK
 // provider in place of the fake cloud and ours, seeing the fake's default world as its
 // instance-type catalogue.
-func StartBaseline(ctx context.Context, p framework.Paths, settings Cluster) (*Target, error) {
+func StartBaseline(ctx context.Context, p framework.Paths, settings cluster.Tuning) (*Target, error) {
 	ports, err := framework.NewSettings("bench-kwok")
 	if err != nil {
 		return nil, err
@@ -103,20 +103,21 @@ func StartBaseline(ctx context.Context, p framework.Paths, settings Cluster) (*T
 
 // StartCalibration brings up the cluster alone, for the calibration scenario, whose
 // workload brings its own nodes.
-func StartCalibration(ctx context.Context, p framework.Paths, settings Cluster) (*Target, error) {
+func StartCalibration(ctx context.Context, p framework.Paths, settings cluster.Tuning) (*Target, error) {
 	return startCluster(ctx, p, "bench-calibration", "kwok-only", settings, func() error { return nil })
 }
 
 // startCluster creates the kwokctl cluster of a run without the fake cloud, with Karpenter's
 // CRDs installed; stopProvisioner stops what the caller starts on it.
-func startCluster(ctx context.Context, p framework.Paths, name, provider string, settings Cluster, stopProvisioner func() error) (*Target, error) {
+func startCluster(ctx context.Context, p framework.Paths, name, provider string, settings cluster.Tuning, stopProvisioner func() error) (*Target, error) {
 	if err := os.MkdirAll(p.RunDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run folder, %w", err)
 	}
 	if err := process.ClaimRun(p.RunDir); err != nil {
 		return nil, err
 	}
-	c := settings.options(cluster.Options{Name: name, Runtime: cluster.RuntimeBinary, BinDir: p.BinDir, WorkDir: p.KwokDir(), Kubeconfig: p.Kubeconfig()})
+	c := cluster.Options{Name: name, Runtime: cluster.RuntimeBinary, BinDir: p.BinDir, WorkDir: p.KwokDir(), Kubeconfig: p.Kubeconfig(),
+		Tuning: framework.DefaultTuning(settings)}
 	t := &Target{Provider: provider, paths: p, cluster: c, pidFiles: pidFiles(p, c), stop: func(ctx context.Context) error {
 		return errors.Join(stopProvisioner(), cluster.Delete(ctx, c, p.LogPath("kwokctl")), os.RemoveAll(p.KwokDir()), process.Release(p.RunDir))
 	}}

@@ -39,7 +39,7 @@ import (
 // StartOurs brings up the e2e environment (cluster, fake cloud, our provider) with a
 // NodeClass and NodePool, and waits until the NodeClass is ready so that the measured time
 // starts with a provisioner able to launch.
-func StartOurs(ctx context.Context, p framework.Paths, settings Cluster, providerEnv []string) (*Target, error) {
+func StartOurs(ctx context.Context, p framework.Paths, settings cluster.Tuning, providerEnv []string) (*Target, error) {
 	ports, err := framework.NewSettings("bench")
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func StartOurs(ctx context.Context, p framework.Paths, settings Cluster, provide
 		return nil, err
 	}
 	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: ports, Runtime: cluster.RuntimeBinary, ProviderEnv: providerEnv,
-		ClusterArgs: settings.Args, HeartbeatFactor: settings.HeartbeatFactor, NodeLeaseParallelism: settings.NodeLeaseParallelism, World: worldPath})
+		ClusterTuning: settings, World: worldPath})
 	t := &Target{Provider: "cloudstack", stop: func(ctx context.Context) error {
 		if env == nil {
 			return nil

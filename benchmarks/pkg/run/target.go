@@ -19,7 +19,6 @@ limitations under the License.
 package run
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -134,23 +133,6 @@ func readPid(path string) (int, error) {
 		return 0, fmt.Errorf("parsing pid file %s, %w", path, err)
 	}
 	return pid, nil
-}
-
-// Cluster holds the kwokctl settings of a run, the same for ours and the baseline.
-type Cluster struct {
-	// Args are extra kwokctl create flags, such as --disable-qps-limits.
-	Args []string
-	// HeartbeatFactor scales the nodes' heartbeats; 0 keeps the e2e framework's.
-	HeartbeatFactor float64
-	// NodeLeaseParallelism is how many node leases kwok renews at once; 0 keeps kwok's.
-	NodeLeaseParallelism uint
-}
-
-func (s Cluster) options(o cluster.Options) cluster.Options {
-	o.HeartbeatFactor = cmp.Or(s.HeartbeatFactor, framework.HeartbeatFactor)
-	o.NodeLeaseParallelism = s.NodeLeaseParallelism
-	o.ExtraArgs = s.Args
-	return o
 }
 
 // pidFiles are where the framework's runner and kwokctl's binary runtime keep the pids of

@@ -48,19 +48,24 @@ type Options struct {
 	WorkDir string
 	// Kubeconfig is written by kwokctl; never the user's ~/.kube/config.
 	Kubeconfig string
-	// HeartbeatFactor scales node lease and status periods and the node monitor grace period
-	// (kwokctl's default 5 takes 200 s to mark a silent node NotReady); 0 keeps the default.
-	HeartbeatFactor float64
-	// ExtraArgs are further kwokctl create flags, such as --disable-qps-limits or
-	// --extra-args kube-scheduler=kube-api-qps=500 for scale runs.
-	ExtraArgs []string
+	Tuning
 	// AuditPolicy is an audit policy file; the API server then writes AuditLogPath. Empty
 	// turns auditing off.
 	AuditPolicy string
+}
+
+// Tuning holds the settings that scale runs change; the zero value keeps kwokctl's and kwok's.
+type Tuning struct {
+	// HeartbeatFactor scales node lease and status periods and the node monitor grace period
+	// (kwokctl's default 5 takes 200 s to mark a silent node NotReady); 0 keeps the default.
+	HeartbeatFactor float64
 	// NodeLeaseParallelism is how many node leases kwok renews at once; 0 keeps kwok's 4.
 	// Against a loaded API server 4 renew about 2 leases a second, and a thousand nodes whose
 	// leases lapse go NotReady.
 	NodeLeaseParallelism uint
+	// ExtraArgs are further kwokctl create flags, such as --disable-qps-limits or
+	// --extra-args kube-scheduler=kube-api-qps=500 for scale runs.
+	ExtraArgs []string
 }
 
 // managedNodes makes the binary runtime's kwok manage only nodes annotated
