@@ -45,8 +45,7 @@ func (p *DefaultProvider) Get(ctx context.Context, id string, opts ...GetOption)
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if cached, ok := p.seen.Get(id); ok {
-		in := cached.(*Instance)
+	if in, ok := p.lastKnown(id); ok {
 		if in.Gone() {
 			return nil, goneError(in)
 		}
@@ -71,6 +70,15 @@ func (p *DefaultProvider) Get(ctx context.Context, id string, opts ...GetOption)
 
 func goneError(in *Instance) error {
 	return cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("VM %s is %s", in.ID, in.State))
+}
+
+// lastKnown is the VM's state as last seen, if remembered.
+func (p *DefaultProvider) lastKnown(id string) (*Instance, bool) {
+	cached, ok := p.seen.Get(id)
+	if !ok {
+		return nil, false
+	}
+	return cached.(*Instance), true
 }
 
 // remember keeps the VM's last known state: a live VM's for cached Gets, a gone VM's for every
@@ -134,8 +142,8 @@ func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) 
 // that termination finished. Core asks again every few seconds, and the job watcher's shared
 // poll answers, not a listing per VM: a termination costs one call, the destroy.
 func (p *DefaultProvider) Delete(ctx context.Context, id string) error {
-	if cached, ok := p.seen.Get(id); ok && cached.(*Instance).Gone() {
-		return goneError(cached.(*Instance))
+	if in, ok := p.lastKnown(id); ok && in.Gone() {
+		return goneError(in)
 	}
 	if job, ok := p.destroying.get(id); ok {
 		done, err := job.Done()
