@@ -62,7 +62,7 @@ func (w *watcher) until(ctx context.Context, done func(report.Sample) bool) (rep
 		case err != nil && ctx.Err() != nil:
 			return w.last(), err
 		case err != nil:
-			// A saturated API server drops a list now and then; the next sample is what counts.
+			// A failed read is not the timeline's end: the next sample is what counts.
 			_, _ = fmt.Fprintf(w.progress, "[%s] sample skipped: %v\n", w.label, err)
 		default:
 			w.timeline = append(w.timeline, s)
