@@ -44,6 +44,6 @@ func main() {
 		WithControllers(ctx, corecontrollers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(), op.EventRecorder,
 			cloudProvider, overlayUndecorated, clusterState, op.InstanceTypeStore, op.PredictionStore)...).
 		WithControllers(ctx, controllers.NewControllers(ctx, op.GetClient(), op.UncachedClient, op.Clock, op.EventRecorder,
-			op.NodeClassProviders, op.Pricing, op.Instances)...).
+			op.NodeClassProviders, op.Pricing, op.Instances, op.LaunchFailures)...).
 		Start(ctx)
 }

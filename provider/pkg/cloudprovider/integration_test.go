@@ -57,7 +57,7 @@ func TestIntegrationDriftAgainstTheFakeCloud(t *testing.T) {
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, 100*time.Millisecond, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	prices := pricing.NewDefaultProvider(srv.Client, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"})
-	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: clusterName}, watcher, unavailable, userData{}, affinityGroups{}, cache.NewInstances())
+	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: clusterName}, watcher, unavailable, userData{}, affinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
 	cp := cloudprovider.New(kube, &recorder{}, instancetype.NewDefaultProvider("", prices, unavailable), instances)
 
 	created, err := cp.Create(ctx, nodeClaim("drift-it", instanceType("gplarge")))

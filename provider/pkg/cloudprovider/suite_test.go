@@ -82,6 +82,7 @@ type env struct {
 	recorder  *recorder
 	cp        *cloudprovider.CloudProvider
 	nodeClass *v1.CloudStackNodeClass
+	watcher   *instance.Watcher
 }
 
 func newEnv(t *testing.T) *env {
@@ -98,9 +99,9 @@ func newEnv(t *testing.T) *env {
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClass).WithStatusSubresource(nodeClass).Build()
 	rec := &recorder{}
 	prices := pricing.NewDefaultProvider(api, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"})
-	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, userData{}, affinityGroups{}, cache.NewInstances())
+	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, userData{}, affinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
 	cp := cloudprovider.New(kube, rec, instancetype.NewDefaultProvider("", prices, unavailable), instances)
-	return &env{api: api, clk: clk, kube: kube, recorder: rec, cp: cp, nodeClass: nodeClass}
+	return &env{api: api, clk: clk, kube: kube, recorder: rec, cp: cp, nodeClass: nodeClass, watcher: watcher}
 }
 
 func nodeClaim(name string, reqs ...karpv1.NodeSelectorRequirementWithMinValues) *karpv1.NodeClaim {
@@ -117,7 +118,9 @@ func instanceType(names ...string) karpv1.NodeSelectorRequirementWithMinValues {
 	return karpv1.NodeSelectorRequirementWithMinValues{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: names}
 }
 
-// create runs Create while moving the fake clock, so the job watcher sees the deploy finish.
+// create runs Create while moving the fake clock, and goes on until the job watcher saw the
+// launch's deploy and tag jobs finish: the VM is then Running and tagged, as a node would
+// find it.
 func (e *env) create(t *testing.T, nc *karpv1.NodeClaim) (*karpv1.NodeClaim, error) {
 	t.Helper()
 	type result struct {
@@ -131,12 +134,16 @@ func (e *env) create(t *testing.T, nc *karpv1.NodeClaim) (*karpv1.NodeClaim, err
 	}()
 	ticker := time.NewTicker(time.Millisecond)
 	defer ticker.Stop()
+	var returned *result
 	for {
 		select {
 		case r := <-done:
-			return r.nc, r.err
+			returned = &r
 		case <-ticker.C:
 			e.clk.Step(instance.DefaultPollInterval / 4)
+		}
+		if returned != nil && e.watcher.Pending() == 0 {
+			return returned.nc, returned.err
 		}
 	}
 }

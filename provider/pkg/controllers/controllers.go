@@ -27,6 +27,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/bootstraptoken"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclaim/launchfailure"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 )
@@ -34,11 +35,13 @@ import (
 // NewControllers returns the provider's controllers. uncachedClient serves the objects the
 // provider may not watch cluster-wide (bootstrap token Secrets in kube-system).
 func NewControllers(_ context.Context, kubeClient, uncachedClient client.Client, clk clock.Clock, recorder events.Recorder,
-	nodeClassProviders nodeclass.Providers, pricingProvider *pricing.DefaultProvider, instances garbagecollection.Instances) []controller.Controller {
+	nodeClassProviders nodeclass.Providers, pricingProvider *pricing.DefaultProvider, instances garbagecollection.Instances,
+	launchFailures *launchfailure.Queue) []controller.Controller {
 	return []controller.Controller{
 		nodeclass.NewController(kubeClient, recorder, nodeClassProviders),
 		bootstraptoken.NewController(uncachedClient, clk),
 		garbagecollection.NewController(kubeClient, clk, instances),
+		launchfailure.NewController(kubeClient, recorder, launchFailures),
 		pricing.NewController(pricingProvider),
 	}
 }

@@ -33,6 +33,7 @@ import (
 
 	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclaim/launchfailure"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
@@ -61,6 +62,7 @@ type Operator struct {
 	Pricing              *pricing.DefaultProvider
 	InstanceTypes        *instancetype.DefaultProvider
 	Instances            *instance.DefaultProvider
+	LaunchFailures       *launchfailure.Queue
 	NodeClassProviders   nodeclass.Providers
 }
 
@@ -98,8 +100,9 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	// The watcher needs tickers, which core's clock.Clock does not promise.
 	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, scope)
 	lo.Must0(op.Manager.Add(watcher))
+	launchFailures := launchfailure.NewQueue()
 	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, Scope: scope},
-		watcher, unavailable, userData, affinityGroups, pkgcache.NewInstances())
+		watcher, unavailable, userData, affinityGroups, launchFailures, pkgcache.NewInstances())
 
 	return ctx, &Operator{
 		Operator:             op,

@@ -40,8 +40,9 @@ import (
 )
 
 const (
-	// GracePeriod protects VMs whose launch is still being recorded: a NodeClaim gets its
-	// providerID only after the deploy job ends, and clocks of cloud and cluster differ.
+	// GracePeriod protects VMs whose launch is still being recorded: core writes the providerID
+	// a moment after the deploy, a crash in between leaves it to a later Create to adopt the VM,
+	// and clocks of cloud and cluster differ.
 	GracePeriod = 5 * time.Minute
 	// Interval between sweeps: each costs one paged listVirtualMachines call.
 	Interval = 2 * time.Minute
@@ -76,9 +77,12 @@ func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
 	}
 	claimed := sets.New[string]()
 	for _, nc := range nodeClaims.Items {
-		claimed.Insert(nc.Name)
 		if id, err := cloudprovider.ParseProviderID(nc.Status.ProviderID); err == nil {
 			claimed.Insert(id)
+		} else {
+			// A launch not recorded yet claims its VM by name; once recorded, a VM of the same
+			// name (a relaunch in another network after a crash) is not the NodeClaim's.
+			claimed.Insert(nc.Name)
 		}
 	}
 	var errs []error

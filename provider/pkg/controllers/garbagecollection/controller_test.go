@@ -53,6 +53,8 @@ func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
 	broken := api.AddVM(cloudstack.VirtualMachine{Name: "claimed-but-error", State: "Error"}, ours)
 	api.AddVM(cloudstack.VirtualMachine{Name: "other-cluster", State: "Running"}, map[string]string{v1.TagCluster: "other"})
 	api.AddVM(cloudstack.VirtualMachine{Name: "already-destroyed", State: "Destroyed"}, ours)
+	// A relaunch after a crash before tagging went to another network: nc-1's name, not its VM.
+	namesake := api.AddVM(cloudstack.VirtualMachine{Name: "nc-1", State: "Running"}, ours)
 
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "nc-1"}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + claimedByID}},
@@ -61,7 +63,7 @@ func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
 	).Build()
 	watcher := instance.NewWatcher(api, clk, time.Second, csapi.Scope{})
 	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster}, watcher,
-		cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, cache.NewInstances())
+		cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 	controller := garbagecollection.NewController(kube, clk, instances)
 	ctx := context.Background()
 
@@ -79,7 +81,7 @@ func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
 	for _, c := range api.Calls("destroyVirtualMachine") {
 		destroyed[c.Args.(string)] = true
 	}
-	if len(destroyed) != 2 || !destroyed[leaked] || !destroyed[broken] {
-		t.Fatalf("destroyed %v, want exactly the leaked VM %s and the VM in Error %s", destroyed, leaked, broken)
+	if len(destroyed) != 3 || !destroyed[leaked] || !destroyed[broken] || !destroyed[namesake] {
+		t.Fatalf("destroyed %v, want exactly the leaked VM %s, the VM in Error %s and nc-1's namesake %s", destroyed, leaked, broken, namesake)
 	}
 }

@@ -75,7 +75,7 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 	// The controller's clock runs ahead of the cloud's, past the grace period.
 	clk := clocktesting.NewFakeClock(time.Now().Add(garbagecollection.GracePeriod + time.Minute))
 	instances := instance.NewDefaultProvider(srv.Client, clk, instance.Options{ClusterName: cluster},
-		instance.NewWatcher(srv.Client, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, cache.NewInstances())
+		instance.NewWatcher(srv.Client, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 	if _, err := garbagecollection.NewController(kube, clk, instances).Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,7 @@ func BenchmarkLaunchCallsPerNode(b *testing.B) {
 				b.Fatal(r.err)
 			}
 		}
+		e.settleJobs(b)
 		calls += len(e.api.Calls(""))
 	}
 	b.ReportMetric(float64(calls)/float64(b.N*nodes), "calls/node")

@@ -24,13 +24,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 )
 
 func TestCreateDeploysTheCheapestCompatibleOffering(t *testing.T) {
@@ -48,14 +48,43 @@ func TestCreateDeploysTheCheapestCompatibleOffering(t *testing.T) {
 	if req.Name != "node-a" || req.UserData == "" || len(req.NetworkIDs) != 1 || req.SSHKeyPairs[0] != "default" {
 		t.Errorf("deploy request misses name, userdata, network or ssh key: %+v", req)
 	}
-	if launch.InstanceType.Name != "gplarge" || launch.Instance.State != instance.StateRunning {
-		t.Errorf("launched %s in state %s, want the cheaper gplarge Running", launch.InstanceType.Name, launch.Instance.State)
+	if launch.InstanceType.Name != "gplarge" || launch.Instance.ID != e.api.VMs()[0].Id {
+		t.Errorf("launched %s as %s, want the cheaper gplarge as the deployed VM", launch.InstanceType.Name, launch.Instance.ID)
 	}
 	if launch.Labels()[corev1.LabelTopologyZone] != launch.Instance.ZoneName || launch.Labels()[corev1.LabelArchStable] != "amd64" {
 		t.Errorf("labels do not match the launch: %v", launch.Labels())
 	}
 	if launch.Instance.Tags[v1.TagCluster] != clusterName || launch.Instance.Tags[v1.TagNodePool] != "default" {
 		t.Errorf("VM tags %v lack the cluster or nodepool tag", launch.Instance.Tags)
+	}
+	e.settleJobs(t)
+	vm := e.api.VMs()[0]
+	if vm.State != instance.StateRunning || len(vm.Tags) == 0 {
+		t.Errorf("after its jobs the VM is %s with tags %v, want Running and tagged", vm.State, vm.Tags)
+	}
+}
+
+func TestCreateReturnsOnceTheDeployIsAccepted(t *testing.T) {
+	e := newEnv(t)
+	e.api.SetJobDuration(time.Minute)
+	start := e.clk.Now()
+	launch, err := e.create(t, nodeClaim("node-fast", "gplarge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waited := e.clk.Since(start); waited >= time.Minute || launch.Instance.State != instance.StateStarting {
+		t.Fatalf("Create returned after %s with the VM %s, want it back before the one-minute deploy job ends, the VM Starting", waited, launch.Instance.State)
+	}
+	if e.api.VMs()[0].State != instance.StateStarting || e.failures.Len() != 0 {
+		t.Fatalf("the deploy job should still run: VM %s, failures %d", e.api.VMs()[0].State, e.failures.Len())
+	}
+	e.settleJobs(t)
+	e.settle(t, func() bool {
+		in, err := e.provider.Get(context.Background(), launch.Instance.ID, instance.Cached)
+		return err == nil && in.State == instance.StateRunning
+	})
+	if err, failed := e.failures.Get("node-fast"); failed {
+		t.Fatalf("a successful launch was reported failed: %v", err)
 	}
 }
 
@@ -82,6 +111,7 @@ func TestConcurrentLaunchesShareTagAndLookupCalls(t *testing.T) {
 			t.Fatal(r.err)
 		}
 	}
+	e.settleJobs(t)
 	if n := len(e.api.Calls("deployVirtualMachine")); n != 40 {
 		t.Fatalf("%d deploys, want 40", n)
 	}
@@ -95,19 +125,65 @@ func TestConcurrentLaunchesShareTagAndLookupCalls(t *testing.T) {
 	}
 }
 
-func TestInsufficientCapacityMarksOfferingAndCleansUp(t *testing.T) {
+func TestAFailedDeployJobIsUndoneAndReported(t *testing.T) {
 	e := newEnv(t)
+	e.api.SetJobDuration(10 * time.Second)
 	e.api.FailJobs("deployVirtualMachine", csapi.CodeInsufficientCapacity, "Unable to create a deployment for VM[User|i-2-3-VM]", 1)
-	_, err := e.create(t, nodeClaim("node-ice", "gplarge"))
-	if !cloudprovider.IsInsufficientCapacityError(err) {
-		t.Fatalf("error %v, want InsufficientCapacityError", err)
+	launch, err := e.create(t, nodeClaim("node-ice", "gplarge"))
+	if err != nil {
+		t.Fatalf("Create failed before the deploy job ended: %v", err)
+	}
+	var reported error
+	e.settle(t, func() bool {
+		var ok bool
+		reported, ok = e.failures.Get("node-ice")
+		return ok
+	})
+	if !cloudprovider.IsInsufficientCapacityError(reported) {
+		t.Errorf("reported %v, want an InsufficientCapacityError", reported)
 	}
 	vm := e.api.VMs()[0]
 	if !e.unavailable.IsUnavailable("gplarge", vm.Zonename) {
 		t.Errorf("gplarge in %s was not marked unavailable", vm.Zonename)
 	}
-	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != vm.Id {
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != launch.Instance.ID {
 		t.Errorf("the VM left in Error was not destroyed: %v", destroys)
+	}
+	calls := len(e.api.Calls(""))
+	if _, err := e.provider.Get(context.Background(), launch.Instance.ID); !isNotFound(err) {
+		t.Errorf("Get of the failed launch's VM: %v, want NodeClaimNotFound", err)
+	}
+	if err := e.provider.Delete(context.Background(), launch.Instance.ID); !isNotFound(err) {
+		t.Errorf("Delete of the failed launch's VM: %v, want NodeClaimNotFound, so core's finalizer ends at once", err)
+	}
+	if after := len(e.api.Calls("")); after != calls {
+		t.Errorf("Get and Delete of a VM known gone made %d calls, want none", after-calls)
+	}
+}
+
+func TestAFailedTagIsReportedAfterTheDeployJob(t *testing.T) {
+	e := newEnv(t)
+	e.api.SetJobDuration(10 * time.Second)
+	e.api.FailCalls("createTags", &csapi.APIError{Command: "createTags", Code: 530, CSCode: 4250, Text: "internal error"}, 1)
+	launch, err := e.create(t, nodeClaim("node-untagged", "gplarge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reported error
+	e.settle(t, func() bool {
+		var ok bool
+		reported, ok = e.failures.Get("node-untagged")
+		return ok
+	})
+	var createErr *cloudprovider.CreateError
+	if !errors.As(reported, &createErr) || createErr.ConditionReason != "TaggingFailed" {
+		t.Errorf("reported %v, want a TaggingFailed CreateError", reported)
+	}
+	if e.unavailable.Len() != 0 {
+		t.Error("a tagging failure must not mark the offering unavailable")
+	}
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != launch.Instance.ID {
+		t.Errorf("the untagged VM was not destroyed: %v", destroys)
 	}
 }
 
@@ -139,6 +215,7 @@ func TestCreateAdoptsTheVMOfACrashedLaunch(t *testing.T) {
 	if _, err := e.create(t, nodeClaim("node-x", "gplarge")); err != nil {
 		t.Fatal(err)
 	}
+	e.settleJobs(t) // the crash came after tagging, before core recorded the launch
 	launch, err := e.create(t, nodeClaim("node-x", "gplarge"))
 	if err != nil {
 		t.Fatal(err)
@@ -150,32 +227,51 @@ func TestCreateAdoptsTheVMOfACrashedLaunch(t *testing.T) {
 
 func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 	e := newEnv(t)
-	// The crash: the launch's context ends once the deploy is in, before the VM is tagged.
-	crashing, crash := context.WithCancel(context.Background())
-	go func() {
-		_ = wait.PollUntilContextCancel(crashing, time.Millisecond, true, func(context.Context) (bool, error) {
-			return len(e.api.Calls("deployVirtualMachine")) > 0, nil
-		})
-		crash()
-	}()
-	if r := e.createAllWithContext(t, crashing, nodeClaim("node-y", "gplarge"))[0]; r.err == nil {
-		t.Fatal("the crashed launch returned no error")
-	}
-	vm := e.api.VMs()[0]
-	if len(vm.Tags) != 0 {
-		t.Fatalf("setup: the crashed launch tagged its VM: %v", vm.Tags)
-	}
-	launch, err := e.create(t, nodeClaim("node-y", "gplarge"))
+	// The crash: a predecessor's deploy went in and the process died before it tagged the VM.
+	zone := e.nodeClass.Status.Zones[0]
+	predecessor, err := e.api.DeployVirtualMachine(context.Background(), csapi.DeployRequest{
+		Name: "node-y", DisplayName: "node-y [karpenter:" + clusterName + "]", ZoneID: zone.ID,
+		ServiceOfferingID: offeringID(t, e, "gplarge"), TemplateID: e.nodeClass.Status.Templates[0].ID,
+		NetworkIDs: []string{networkIn(t, e.nodeClass, zone.ID)},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if launch.Instance.ID != vm.Id || launch.InstanceType == nil || launch.InstanceType.Name != "gplarge" {
-		t.Fatalf("launched %+v, want VM %s adopted as gplarge", launch.Instance, vm.Id)
+	launch, err := e.create(t, inZone(nodeClaim("node-y", "gplarge"), zone.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if launch.Instance.ID != predecessor.ID || launch.InstanceType == nil || launch.InstanceType.Name != "gplarge" {
+		t.Fatalf("launched %+v, want VM %s adopted as gplarge", launch.Instance, predecessor.ID)
 	}
 	tags := e.api.Calls("createTags")
-	if len(e.api.VMs()) != 1 || len(tags) != 1 || tags[0].Args.([]string)[0] != vm.Id {
+	if len(e.api.VMs()) != 1 || len(tags) != 1 || tags[0].Args.([]string)[0] != predecessor.ID {
 		t.Fatalf("want the one VM adopted and tagged, got %d VMs and tag calls %v", len(e.api.VMs()), tags)
 	}
+}
+
+// networkIn is the NodeClass's network in a zone.
+func networkIn(t *testing.T, nodeClass *v1.CloudStackNodeClass, zoneID string) string {
+	t.Helper()
+	for _, n := range nodeClass.Status.Networks {
+		if n.ZoneID == zoneID {
+			return n.ID
+		}
+	}
+	t.Fatalf("no network in zone %s", zoneID)
+	return ""
+}
+
+// offeringID is the id of the NodeClass's offering behind an instance type.
+func offeringID(t *testing.T, e *env, instanceType string) string {
+	t.Helper()
+	for _, o := range e.nodeClass.Status.ServiceOfferings {
+		if serviceoffering.InstanceTypeName(o.Name) == instanceType {
+			return o.ID
+		}
+	}
+	t.Fatalf("no offering for %s", instanceType)
+	return ""
 }
 
 func TestLaunchedVMsCarryTheOwnerMarkBeforeTheirTags(t *testing.T) {

@@ -41,6 +41,7 @@ const (
 	StateExpunging = "Expunging"
 	StateError     = "Error"
 	StateRunning   = "Running"
+	StateStarting  = "Starting"
 )
 
 // Instance is what the provider needs to know about a VM.
@@ -94,6 +95,12 @@ type AffinityGroupProvider interface {
 	Ensure(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodePool string) (v1.AffinityGroup, error)
 }
 
+// FailureReporter learns of launches that failed after Create returned: their VM is destroyed
+// and their NodeClaim must go, so that core plans the pods again.
+type FailureReporter interface {
+	LaunchFailed(nodeClaim string, err error)
+}
+
 // Provider manages the VMs of NodeClaims.
 type Provider interface {
 	Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error)
@@ -119,6 +126,7 @@ type DefaultProvider struct {
 	unavailable *cache.UnavailableOfferings
 	userData    UserDataProvider
 	affinity    AffinityGroupProvider
+	failures    FailureReporter
 	lookups     *keyedBatchers[string, *cloudstack.VirtualMachine]
 	gets        *keyedBatchers[string, *cloudstack.VirtualMachine]
 	tags        *keyedBatchers[string, string]
@@ -128,11 +136,13 @@ type DefaultProvider struct {
 	destroying destroyJobs
 }
 
-// NewDefaultProvider wires the instance provider; watcher must be started by the caller and
-// instances must serve this provider alone.
+// NewDefaultProvider wires the instance provider; watcher must be started by the caller,
+// failures must be drained (the launchfailure controller) and instances must serve this
+// provider alone.
 func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *Watcher, unavailable *cache.UnavailableOfferings,
-	userData UserDataProvider, affinity AffinityGroupProvider, instances *gocache.Cache) *DefaultProvider {
-	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, unavailable: unavailable, userData: userData, affinity: affinity, seen: instances}
+	userData UserDataProvider, affinity AffinityGroupProvider, failures FailureReporter, instances *gocache.Cache) *DefaultProvider {
+	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, unavailable: unavailable, userData: userData, affinity: affinity,
+		failures: failures, seen: instances}
 	p.lookups = newKeyedBatchers(clk, launchWindow, lookupBatch, p.lookupByName)
 	// Gets do not wait for a window: a termination must not pay for batching, and a burst of
 	// drift checks still shares calls while one is in flight.

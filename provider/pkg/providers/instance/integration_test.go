@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/clock"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -45,6 +46,8 @@ type cloud struct {
 	unavailable *pkgcache.UnavailableOfferings
 	nodeClass   *v1.CloudStackNodeClass
 	types       []*cloudprovider.InstanceType
+	watcher     *instance.Watcher
+	failures    *fake.LaunchFailures
 }
 
 // startCloud runs the fake cloud with fixed job latency and resolves the default NodeClass
@@ -64,8 +67,8 @@ func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
 	unavailable := pkgcache.NewUnavailableOfferings(clock.RealClock{}, pkgcache.UnavailableOfferingsTTL)
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
-	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc,
-		provider: instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: clusterName}, watcher, unavailable, &recordingUserData{}, fixedAffinityGroup{}, pkgcache.NewInstances())}
+	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}}
+	c.provider = instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: clusterName}, watcher, unavailable, &recordingUserData{}, fixedAffinityGroup{}, c.failures, pkgcache.NewInstances())
 	c.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, nc)
 	if err := srv.Admin(http.MethodPost, "/reset-calls", nil, nil); err != nil {
 		t.Fatal(err)
@@ -90,6 +93,28 @@ func (c *cloud) createAll(t *testing.T, claims ...*karpv1.NodeClaim) []result {
 		<-done
 	}
 	return out
+}
+
+// waitFor polls until done holds: the launches' background work against the cloud.
+func (c *cloud) waitFor(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return done(), nil
+	}); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// reportedFailure waits for the launch of nodeClaim to be reported failed.
+func (c *cloud) reportedFailure(t *testing.T, nodeClaim string) error {
+	t.Helper()
+	var reported error
+	c.waitFor(t, "the failure of "+nodeClaim, func() bool {
+		var ok bool
+		reported, ok = c.failures.Get(nodeClaim)
+		return ok
+	})
+	return reported
 }
 
 func (c *cloud) calls(t *testing.T) (map[string]int, int) {
@@ -122,14 +147,13 @@ func TestIntegrationBatchedLaunchesCostFewCallsPerNode(t *testing.T) {
 	for i := range claims {
 		claims[i] = nodeClaim(fmt.Sprintf("batch-%d", i), "gpsmall", "gpmedium")
 	}
-	for _, r := range c.createAll(t, claims...) {
+	launches := c.createAll(t, claims...)
+	for _, r := range launches {
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
-		if r.launch.Instance.State != instance.StateRunning {
-			t.Fatalf("launch returned a VM in state %s", r.launch.Instance.State)
-		}
 	}
+	c.waitFor(t, "every deploy and tag job", func() bool { return c.watcher.Pending() == 0 })
 	byCommand, total := c.calls(t)
 	t.Logf("%d launches: %d calls %v", nodes, total, byCommand)
 	if byCommand["deployVirtualMachine"] != nodes || byCommand["queryAsyncJobResult"] != 0 {
@@ -138,6 +162,14 @@ func TestIntegrationBatchedLaunchesCostFewCallsPerNode(t *testing.T) {
 	if perNode := float64(total) / nodes; perNode > 1.5 {
 		t.Errorf("%.2f calls per launched node, want <= 1.5", perNode)
 	}
+	for _, r := range launches {
+		if in, err := c.provider.Get(context.Background(), r.launch.Instance.ID); err != nil || in.State != instance.StateRunning || in.Tags[v1.TagCluster] != clusterName {
+			t.Fatalf("VM of %s: %+v, %v; want it Running and tagged", r.launch.Instance.Name, in, err)
+		}
+	}
+	if n := c.failures.Len(); n != 0 {
+		t.Fatalf("%d launches reported failed", n)
+	}
 }
 
 func TestIntegrationErrorPaths(t *testing.T) {
@@ -145,9 +177,16 @@ func TestIntegrationErrorPaths(t *testing.T) {
 	t.Run("insufficient capacity marks the offering", func(t *testing.T) {
 		c.fault(t, map[string]any{"command": "deployVirtualMachine", "inJob": true, "code": 533, "max": 1})
 		r := c.createAll(t, nodeClaim("ice-2", "cplarge"))[0]
-		if !cloudprovider.IsInsufficientCapacityError(r.err) || c.unavailable.Len() == 0 {
-			t.Fatalf("error %v (unavailable offerings %d), want InsufficientCapacityError and a marked offering", r.err, c.unavailable.Len())
+		if r.err != nil {
+			t.Fatalf("Create failed before the deploy job ended: %v", r.err)
 		}
+		if reported := c.reportedFailure(t, "ice-2"); !cloudprovider.IsInsufficientCapacityError(reported) || c.unavailable.Len() == 0 {
+			t.Fatalf("reported %v (unavailable offerings %d), want InsufficientCapacityError and a marked offering", reported, c.unavailable.Len())
+		}
+		c.waitFor(t, "the failed VM destroyed", func() bool {
+			_, err := c.provider.Get(context.Background(), r.launch.Instance.ID)
+			return cloudprovider.IsNodeClaimNotFoundError(err)
+		})
 	})
 	t.Run("account limit", func(t *testing.T) {
 		c.fault(t, map[string]any{"command": "deployVirtualMachine", "code": 535, "max": 1,

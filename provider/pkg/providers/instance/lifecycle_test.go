@@ -158,7 +158,7 @@ func (g *gatedAPI) ListVirtualMachines(ctx context.Context, scope csapi.Scope, f
 func queuedGets(t *testing.T, e *env, first string, ids []string) ([]error, [][]string) {
 	t.Helper()
 	api := &gatedAPI{API: e.api, entered: make(chan struct{}), release: make(chan struct{})}
-	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName}, nil, e.unavailable, nil, nil, cache.NewInstances())
+	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName}, nil, e.unavailable, nil, nil, nil, cache.NewInstances())
 	ctx := context.Background()
 	go func() { _, _ = provider.Get(ctx, first) }()
 	<-api.entered

@@ -30,6 +30,13 @@ var (
 		Help:      "Time waited for CloudStack async jobs to finish.",
 		Buckets:   prometheus.ExponentialBuckets(0.5, 2, 10),
 	})
+	// PendingJobs is the number of async jobs the watcher waits for, as of its last poll.
+	PendingJobs = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: "karpenter",
+		Subsystem: "cloudstack",
+		Name:      "jobs_pending",
+		Help:      "CloudStack async jobs (deploys, tags, destroys) the provider is waiting for.",
+	})
 	// LaunchErrors counts failed launches by CloudStack error code ("none" for other failures).
 	LaunchErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "karpenter",
@@ -40,5 +47,5 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(JobWaitDuration, LaunchErrors)
+	crmetrics.Registry.MustRegister(JobWaitDuration, PendingJobs, LaunchErrors)
 }

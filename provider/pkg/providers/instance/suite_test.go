@@ -56,6 +56,8 @@ type env struct {
 	nodeClass   *v1.CloudStackNodeClass
 	types       []*cloudprovider.InstanceType
 	userData    *recordingUserData
+	watcher     *instance.Watcher
+	failures    *fake.LaunchFailures
 }
 
 type recordingUserData struct {
@@ -92,8 +94,8 @@ func newEnv(t testing.TB) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
-	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}}
-	e.provider = instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, e.userData, fixedAffinityGroup{}, cache.NewInstances())
+	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}, watcher: watcher, failures: &fake.LaunchFailures{}}
+	e.provider = instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	e.nodeClass = fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	e.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e
@@ -109,6 +111,14 @@ func nodeClaim(name string, instanceTypes ...string) *karpv1.NodeClaim {
 	return nc
 }
 
+// inZone pins the NodeClaim to a zone: a relaunch lands in the network of an earlier deploy.
+func inZone(nc *karpv1.NodeClaim, zone string) *karpv1.NodeClaim {
+	nc.Spec.Requirements = append(nc.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
+		Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone},
+	})
+	return nc
+}
+
 type result struct {
 	launch *instance.Launch
 	err    error
@@ -118,16 +128,11 @@ type result struct {
 // returned.
 func (e *env) createAll(t testing.TB, claims ...*karpv1.NodeClaim) []result {
 	t.Helper()
-	return e.createAllWithContext(t, context.Background(), claims...)
-}
-
-func (e *env) createAllWithContext(t testing.TB, ctx context.Context, claims ...*karpv1.NodeClaim) []result {
-	t.Helper()
 	out := make([]result, len(claims))
 	var wg sync.WaitGroup
 	for i, nc := range claims {
 		wg.Go(func() {
-			l, err := e.provider.Create(ctx, e.nodeClass, nc, e.types)
+			l, err := e.provider.Create(context.Background(), e.nodeClass, nc, e.types)
 			out[i] = result{l, err}
 		})
 	}
@@ -146,6 +151,24 @@ func (e *env) createAllWithContext(t testing.TB, ctx context.Context, claims ...
 			t.Fatalf("launches did not return")
 		}
 	}
+}
+
+// settle moves the fake clock until done holds, and fails the test if it never does: the
+// launches' background work (tagging, the deploy job) then has run its course.
+func (e *env) settle(t testing.TB, done func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !done(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the launches' background work did not finish")
+		}
+		e.clk.Step(instance.DefaultPollInterval / 4)
+	}
+}
+
+// settleJobs settles until the watcher waits for no job.
+func (e *env) settleJobs(t testing.TB) {
+	t.Helper()
+	e.settle(t, func() bool { return e.watcher.Pending() == 0 })
 }
 
 // deleteUntilGone calls Delete as core does, moving the fake clock between calls, until it

@@ -131,8 +131,16 @@ func (w *Watcher) Start(ctx context.Context) error {
 // NeedLeaderElection is false: every replica may wait for the jobs it started.
 func (w *Watcher) NeedLeaderElection() bool { return false }
 
+// Pending is the number of jobs being waited for: launches and terminations in flight.
+func (w *Watcher) Pending() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pending)
+}
+
 func (w *Watcher) poll(ctx context.Context) {
 	w.mu.Lock()
+	PendingJobs.Set(float64(len(w.pending)))
 	if len(w.pending) == 0 {
 		w.mu.Unlock()
 		return
