@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package launchfailure deletes the NodeClaims of launches that failed after Create returned.
 // Create returns once CloudStack accepted the deploy; when the deploy job fails later (533: no
 // host has room), core would wait out its 15-minute registration timeout before it gave up on
