@@ -57,9 +57,15 @@ var _ = Describe("Capacity", func() {
 		np := s.CreateNodePool(ctx, objects.WithRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "zone-a"))
 		s.Create(ctx, objects.Deployment("app", 2, objects.Resources("cpu", "500m", "memory", "512Mi"), objects.OnePerNode("app")))
 
-		By("failing in the only allowed zone")
+		By("failing in the only allowed zone, each failed launch's NodeClaim deleted with the reason")
 		Eventually(func(g Gomega) {
 			g.Expect(vmsIn(g, "zone-a")).NotTo(BeEmpty())
+			events := &corev1.EventList{}
+			g.Expect(s.Env.Client.List(ctx, events)).To(Succeed())
+			g.Expect(events.Items).To(ContainElement(And(
+				HaveField("Reason", "LaunchFailed"),
+				HaveField("InvolvedObject.Kind", "NodeClaim"),
+				HaveField("Message", ContainSubstring("Unable to create a deployment")))))
 		}).WithContext(ctx).WithTimeout(suite.ProvisionTimeout).Should(Succeed())
 		Expect(s.ReadyNodes(ctx)).To(BeEmpty())
 

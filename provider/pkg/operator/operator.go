@@ -112,6 +112,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		Pricing:              pricingProvider,
 		InstanceTypes:        instancetype.NewDefaultProvider(opts.Region, pricingProvider, unavailable),
 		Instances:            instances,
+		LaunchFailures:       launchFailures,
 		NodeClassProviders:   nodeClassProviders,
 	}
 }
