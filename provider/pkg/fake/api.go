@@ -91,7 +91,7 @@ func (a *API) Reset() {
 	a.jobDuration = 0
 }
 
-// SetJobDuration sets how long later async jobs take.
+// SetJobDuration sets how long later deploy, destroy and reboot jobs take.
 func (a *API) SetJobDuration(d time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

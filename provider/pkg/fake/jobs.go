@@ -48,12 +48,23 @@ type job struct {
 // job failure rule. The caller holds the lock.
 func (a *API) startJob(cmd, instanceID, resultKey string, onSuccess func() any, onFailure func()) *job {
 	now := a.clock.Now()
+	doneAt := now.Add(a.jobDuration)
+	if !takesHypervisorTime(cmd) {
+		doneAt = now
+	}
 	j := &job{
-		id: a.newID(kindJob), cmd: cmd, instanceID: instanceID, created: now, doneAt: now.Add(a.jobDuration),
+		id: a.newID(kindJob), cmd: cmd, instanceID: instanceID, created: now, doneAt: doneAt,
 		resultKey: resultKey, onSuccess: onSuccess, onFailure: onFailure, failure: take(a.jobFailures, commandOf(cmd)),
 	}
 	a.jobs = append(a.jobs, j)
 	return j
+}
+
+// takesHypervisorTime tells the jobs that wait for a hypervisor (deploy, destroy, reboot) from
+// those that are database writes (tags, affinity groups) and end at the next poll, as on a
+// management server and in the fake cloud binary.
+func takesHypervisorTime(cmd string) bool {
+	return cmd != cmdTags && !strings.Contains(cmd, ".affinitygroup.")
 }
 
 // commandOf turns the Java command class into the API command name failure rules use:

@@ -78,57 +78,51 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	if err != nil {
 		return nil, p.launchError(err, c)
 	}
+	// Watched before tagging, so one poll can report both jobs.
+	deployJob := p.watcher.Watch(created.JobID)
+	// Tagged before returning: once core has recorded the providerID, no later Create adopts
+	// (and tags) the VM, and List, which core's garbage collection reads, finds VMs by tag.
+	if err := p.tag(ctx, created.ID, tags); err != nil {
+		p.cleanUp(ctx, created.ID)
+		return nil, cloudprovider.NewCreateError(fmt.Errorf("tagging VM %s, %w", created.ID, err), "TaggingFailed", "CloudStack did not tag the VM; it was destroyed so it cannot leak")
+	}
 	launch.Instance = p.remember(&Instance{
 		ID: created.ID, Name: nodeClaim.Name, State: StateStarting, ZoneID: c.zone.ID, ZoneName: c.zone.Name,
 		OfferingID: req.ServiceOfferingID, TemplateID: req.TemplateID, NetworkIDs: req.NetworkIDs, AffinityGroupIDs: req.AffinityGroupIDs,
 		Tags: tags, Created: p.clock.Now(),
 	})
-	// The deploy job is watched before tagging, so one poll can report both jobs. The launch
-	// is finished in the background: core plans its next round only once every NodeClaim has
-	// a providerID, so waiting here for a 10-60 s job would hold back every other launch.
-	deployJob := p.watcher.Watch(created.JobID)
+	// The deploy job is waited for in the background: core plans its next round only once
+	// every NodeClaim has a providerID, so waiting here for a 10-60 s job would hold back every
+	// launch after this one.
 	go p.finishLaunch(context.WithoutCancel(ctx), nodeClaim.Name, created.ID, tags, deployJob, c)
 	return launch, nil
 }
 
-// finishLaunch tags the VM and waits for its deploy job. A launch that fails now (the job's
-// 533 when no host has room, a tag that cannot be written) is undone: the offering x zone is
-// marked unavailable where that is the cause, the VM destroyed and remembered as gone, and
-// the NodeClaim reported so that it is deleted and core plans its pods again.
+// finishLaunch waits for the deploy job. A job that fails (CloudStack's planner answers 533
+// when no host has room) undoes the launch: the offering x zone is marked unavailable where
+// that is the cause, the VM destroyed and remembered as gone, and the NodeClaim reported so
+// that it is deleted and core plans its pods again.
 func (p *DefaultProvider) finishLaunch(ctx context.Context, nodeClaim, vmID string, tags map[string]string, deployJob *Job, c candidate) {
-	err := p.awaitLaunch(ctx, vmID, tags, deployJob, c)
-	if err == nil {
-		return
-	}
-	p.cleanUp(ctx, vmID)
-	p.remember(&Instance{ID: vmID, Name: nodeClaim, State: StateError})
-	log.FromContext(ctx).Error(err, "launch failed after its deploy was accepted", "nodeclaim", nodeClaim, "id", vmID)
-	p.failures.LaunchFailed(nodeClaim, err)
-}
-
-// awaitLaunch tags the VM and waits for its deploy job, whose failure is the cause of any
-// failed tagging too; the VM the job reports answers cached Gets from then on.
-func (p *DefaultProvider) awaitLaunch(ctx context.Context, vmID string, tags map[string]string, deployJob *Job, c candidate) error {
-	tagErr := p.tag(ctx, vmID, tags)
 	job, err := deployJob.Wait(ctx)
 	if err != nil {
-		return p.launchError(err, c)
-	}
-	if tagErr != nil {
-		return cloudprovider.NewCreateError(fmt.Errorf("tagging VM %s, %w", vmID, tagErr), "TaggingFailed", "CloudStack did not tag the VM; it was destroyed so it cannot leak")
+		launchErr := p.launchError(err, c)
+		p.cleanUp(ctx, vmID)
+		p.remember(&Instance{ID: vmID, Name: nodeClaim, State: StateError})
+		log.FromContext(ctx).Error(launchErr, "deploy job failed after the launch was recorded", "nodeclaim", nodeClaim, "id", vmID)
+		p.failures.LaunchFailed(nodeClaim, launchErr)
+		return
 	}
 	vm, err := jobVM(job)
 	if err != nil {
 		// The VM runs; Get asks CloudStack for its state instead.
 		log.FromContext(ctx).Error(err, "reading the VM of a finished deploy job", "id", vmID)
-		return nil
+		return
 	}
 	in := newInstance(vm)
 	maps.Copy(in.Tags, tags)
 	// Replace writes only over the launch's remembered state: a destroy removed it, and the VM
 	// must not answer cached Gets as live again.
 	_ = p.seen.Replace(vmID, in, gocache.DefaultExpiration)
-	return nil
 }
 
 // Labels are the node labels the launch decided: the instance type's single-valued

@@ -161,28 +161,19 @@ func TestAFailedDeployJobIsUndoneAndReported(t *testing.T) {
 	}
 }
 
-func TestAFailedTagIsReportedAfterTheDeployJob(t *testing.T) {
+func TestAFailedTagFailsTheLaunchAndDestroysTheVM(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(10 * time.Second)
 	e.api.FailCalls("createTags", &csapi.APIError{Command: "createTags", Code: 530, CSCode: 4250, Text: "internal error"}, 1)
-	launch, err := e.create(t, nodeClaim("node-untagged", "gplarge"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reported error
-	e.settle(t, func() bool {
-		var ok bool
-		reported, ok = e.failures.Get("node-untagged")
-		return ok
-	})
+	_, err := e.create(t, nodeClaim("node-untagged", "gplarge"))
 	var createErr *cloudprovider.CreateError
-	if !errors.As(reported, &createErr) || createErr.ConditionReason != "TaggingFailed" {
-		t.Errorf("reported %v, want a TaggingFailed CreateError", reported)
+	if !errors.As(err, &createErr) || createErr.ConditionReason != "TaggingFailed" {
+		t.Fatalf("error %v, want a TaggingFailed CreateError: an untagged VM is invisible to List", err)
 	}
 	if e.unavailable.Len() != 0 {
 		t.Error("a tagging failure must not mark the offering unavailable")
 	}
-	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != launch.Instance.ID {
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != e.api.VMs()[0].Id {
 		t.Errorf("the untagged VM was not destroyed: %v", destroys)
 	}
 }
@@ -215,7 +206,6 @@ func TestCreateAdoptsTheVMOfACrashedLaunch(t *testing.T) {
 	if _, err := e.create(t, nodeClaim("node-x", "gplarge")); err != nil {
 		t.Fatal(err)
 	}
-	e.settleJobs(t) // the crash came after tagging, before core recorded the launch
 	launch, err := e.create(t, nodeClaim("node-x", "gplarge"))
 	if err != nil {
 		t.Fatal(err)
