@@ -80,39 +80,41 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	}
 	// Watched before tagging, so one poll can report both jobs.
 	deployJob := p.watcher.Watch(created.JobID)
-	// Tagged before returning: once core has recorded the providerID, no later Create adopts
-	// (and tags) the VM, and List, which core's garbage collection reads, finds VMs by tag.
-	if err := p.tag(ctx, created.ID, tags); err != nil {
+	// The tags are requested before returning: once core has recorded the providerID no later
+	// Create adopts (and tags) the VM, and List, which core's garbage collection reads, finds
+	// VMs by tag. Their job is not waited for here: on a busy management server it queues
+	// behind deploys for a job thread.
+	tagJob, err := p.requestTags(ctx, created.ID, tags)
+	if err != nil {
 		p.cleanUp(ctx, created.ID)
-		return nil, cloudprovider.NewCreateError(fmt.Errorf("tagging VM %s, %w", created.ID, err), "TaggingFailed", "CloudStack did not tag the VM; it was destroyed so it cannot leak")
+		return nil, taggingFailed(created.ID, err)
 	}
 	launch.Instance = p.remember(&Instance{
 		ID: created.ID, Name: nodeClaim.Name, State: StateStarting, ZoneID: c.zone.ID, ZoneName: c.zone.Name,
 		OfferingID: req.ServiceOfferingID, TemplateID: req.TemplateID, NetworkIDs: req.NetworkIDs, AffinityGroupIDs: req.AffinityGroupIDs,
 		Tags: tags, Created: p.clock.Now(),
 	})
-	// The deploy job is waited for in the background: core plans its next round only once
-	// every NodeClaim has a providerID, so waiting here for a 10-60 s job would hold back every
+	// The jobs are waited for in the background: core plans its next round only once every
+	// NodeClaim has a providerID, so waiting here for a 10-60 s deploy would hold back every
 	// launch after this one.
-	go p.finishLaunch(context.WithoutCancel(ctx), nodeClaim.Name, created.ID, tags, deployJob, c)
+	go p.finishLaunch(context.WithoutCancel(ctx), nodeClaim.Name, created.ID, tags, deployJob, tagJob, c)
 	return launch, nil
 }
 
-// finishLaunch waits for the deploy job. A job that fails (CloudStack's planner answers 533
-// when no host has room) undoes the launch: the offering x zone is marked unavailable where
-// that is the cause, the VM destroyed and remembered as gone, and the NodeClaim reported so
-// that it is deleted and core plans its pods again.
-func (p *DefaultProvider) finishLaunch(ctx context.Context, nodeClaim, vmID string, tags map[string]string, deployJob *Job, c candidate) {
-	job, err := deployJob.Wait(ctx)
+// finishLaunch waits for the deploy and tag jobs. A failed job undoes the launch: the
+// offering x zone is marked unavailable where that is the cause (CloudStack's planner fails a
+// deploy with 533 when no host has room), the VM destroyed and remembered as gone, and the
+// NodeClaim reported so that it is deleted and core plans its pods again.
+func (p *DefaultProvider) finishLaunch(ctx context.Context, nodeClaim, vmID string, tags map[string]string, deployJob, tagJob *Job, c candidate) {
+	deployed, err := p.awaitJobs(ctx, vmID, deployJob, tagJob, c)
 	if err != nil {
-		launchErr := p.launchError(err, c)
 		p.cleanUp(ctx, vmID)
 		p.remember(&Instance{ID: vmID, Name: nodeClaim, State: StateError})
-		log.FromContext(ctx).Error(launchErr, "deploy job failed after the launch was recorded", "nodeclaim", nodeClaim, "id", vmID)
-		p.failures.LaunchFailed(nodeClaim, launchErr)
+		log.FromContext(ctx).Error(err, "launch failed after it was recorded", "nodeclaim", nodeClaim, "id", vmID)
+		p.failures.LaunchFailed(nodeClaim, err)
 		return
 	}
-	vm, err := jobVM(job)
+	vm, err := jobVM(deployed)
 	if err != nil {
 		// The VM runs; Get asks CloudStack for its state instead.
 		log.FromContext(ctx).Error(err, "reading the VM of a finished deploy job", "id", vmID)
@@ -123,6 +125,23 @@ func (p *DefaultProvider) finishLaunch(ctx context.Context, nodeClaim, vmID stri
 	// Replace writes only over the launch's remembered state: a destroy removed it, and the VM
 	// must not answer cached Gets as live again.
 	_ = p.seen.Replace(vmID, in, gocache.DefaultExpiration)
+}
+
+// awaitJobs returns the finished deploy job; a failed deploy is the cause of any failed
+// tagging too, so it is reported first.
+func (p *DefaultProvider) awaitJobs(ctx context.Context, vmID string, deployJob, tagJob *Job, c candidate) (*cloudstack.AsyncJob, error) {
+	deployed, err := deployJob.Wait(ctx)
+	if err != nil {
+		return nil, p.launchError(err, c)
+	}
+	if _, err := tagJob.Wait(ctx); err != nil {
+		return nil, taggingFailed(vmID, err)
+	}
+	return deployed, nil
+}
+
+func taggingFailed(vmID string, err error) error {
+	return cloudprovider.NewCreateError(fmt.Errorf("tagging VM %s, %w", vmID, err), "TaggingFailed", "CloudStack did not tag the VM; it was destroyed so it cannot leak")
 }
 
 // Labels are the node labels the launch decided: the instance type's single-valued

@@ -161,7 +161,7 @@ func TestAFailedDeployJobIsUndoneAndReported(t *testing.T) {
 	}
 }
 
-func TestAFailedTagFailsTheLaunchAndDestroysTheVM(t *testing.T) {
+func TestARefusedTagCallFailsTheLaunchAndDestroysTheVM(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(10 * time.Second)
 	e.api.FailCalls("createTags", &csapi.APIError{Command: "createTags", Code: 530, CSCode: 4250, Text: "internal error"}, 1)
@@ -175,6 +175,32 @@ func TestAFailedTagFailsTheLaunchAndDestroysTheVM(t *testing.T) {
 	}
 	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != e.api.VMs()[0].Id {
 		t.Errorf("the untagged VM was not destroyed: %v", destroys)
+	}
+}
+
+func TestAFailedTagJobIsUndoneAndReported(t *testing.T) {
+	e := newEnv(t)
+	e.api.SetJobDuration(10 * time.Second)
+	e.api.FailJobs("createTags", csapi.CodeInternalError, "tag karpenter.sh/nodepool already on UserVm", 1)
+	launch, err := e.create(t, nodeClaim("node-tagjob", "gplarge"))
+	if err != nil {
+		t.Fatalf("Create waited for the tag job: %v", err)
+	}
+	var reported error
+	e.settle(t, func() bool {
+		var ok bool
+		reported, ok = e.failures.Get("node-tagjob")
+		return ok
+	})
+	var createErr *cloudprovider.CreateError
+	if !errors.As(reported, &createErr) || createErr.ConditionReason != "TaggingFailed" {
+		t.Errorf("reported %v, want a TaggingFailed CreateError", reported)
+	}
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != launch.Instance.ID {
+		t.Errorf("the VM whose tags failed was not destroyed: %v", destroys)
+	}
+	if e.unavailable.Len() != 0 {
+		t.Error("a tagging failure must not mark the offering unavailable")
 	}
 }
 

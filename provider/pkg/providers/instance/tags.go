@@ -71,20 +71,31 @@ func (p *DefaultProvider) tagsFor(nodeClass *v1.CloudStackNodeClass, nodeClaim *
 	return tags
 }
 
-// tag applies tags to a VM through the batcher of its tag set and waits for the job.
+// tag applies tags to a VM and waits for the job.
 func (p *DefaultProvider) tag(ctx context.Context, vmID string, tags map[string]string) error {
-	key, err := json.Marshal(tags) // maps marshal in key order: equal sets give equal keys
+	job, err := p.requestTags(ctx, vmID, tags)
 	if err != nil {
 		return err
 	}
-	jobID, err := p.tags.Do(ctx, string(key), vmID)
-	if err != nil {
-		return err
-	}
-	if _, err := p.watcher.Wait(ctx, jobID); err != nil {
+	if _, err := job.Wait(ctx); err != nil {
 		return fmt.Errorf("waiting for createTags, %w", err)
 	}
 	return nil
+}
+
+// requestTags asks for the VM's tags through the batcher of its tag set and returns the
+// watched job once CloudStack has accepted the call: from then on the tags are written even
+// if this process dies.
+func (p *DefaultProvider) requestTags(ctx context.Context, vmID string, tags map[string]string) (*Job, error) {
+	key, err := json.Marshal(tags) // maps marshal in key order: equal sets give equal keys
+	if err != nil {
+		return nil, err
+	}
+	jobID, err := p.tags.Do(ctx, string(key), vmID)
+	if err != nil {
+		return nil, err
+	}
+	return p.watcher.Watch(jobID), nil
 }
 
 func (p *DefaultProvider) createTags(ctx context.Context, key string, vmIDs []string) ([]string, error) {
