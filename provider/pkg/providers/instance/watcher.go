@@ -68,12 +68,6 @@ func NewWatcher(api csapi.API, clk clock.WithTicker, interval time.Duration, sco
 	return &Watcher{api: api, clock: clk, interval: interval, scope: scope, pending: map[string]*waiter{}}
 }
 
-// Wait blocks until the job finishes and returns it; a failed job is returned with its
-// classified error.
-func (w *Watcher) Wait(ctx context.Context, jobID string) (*cloudstack.AsyncJob, error) {
-	return w.Watch(jobID).Wait(ctx)
-}
-
 // Watch starts watching a job without waiting for it, so that the next poll covers it while
 // the caller does other work; Wait on the result collects it.
 func (w *Watcher) Watch(jobID string) *Job {
@@ -93,7 +87,8 @@ type Job struct {
 	waiter  *waiter
 }
 
-// Wait blocks until the job finishes; see Watcher.Wait.
+// Wait blocks until the job finishes and returns it; a failed job is returned with its
+// classified error.
 func (j *Job) Wait(ctx context.Context) (*cloudstack.AsyncJob, error) {
 	select {
 	case <-j.waiter.done:
