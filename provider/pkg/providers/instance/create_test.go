@@ -133,12 +133,7 @@ func TestAFailedDeployJobIsUndoneAndReported(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create failed before the deploy job ended: %v", err)
 	}
-	var reported error
-	e.settle(t, func() bool {
-		var ok bool
-		reported, ok = e.failures.Get("node-ice")
-		return ok
-	})
+	reported := e.reportedFailure(t, "node-ice")
 	if !cloudprovider.IsInsufficientCapacityError(reported) {
 		t.Errorf("reported %v, want an InsufficientCapacityError", reported)
 	}
@@ -186,12 +181,7 @@ func TestAFailedTagJobIsUndoneAndReported(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create waited for the tag job: %v", err)
 	}
-	var reported error
-	e.settle(t, func() bool {
-		var ok bool
-		reported, ok = e.failures.Get("node-tagjob")
-		return ok
-	})
+	reported := e.reportedFailure(t, "node-tagjob")
 	var createErr *cloudprovider.CreateError
 	if !errors.As(reported, &createErr) || createErr.ConditionReason != "TaggingFailed" {
 		t.Errorf("reported %v, want a TaggingFailed CreateError", reported)

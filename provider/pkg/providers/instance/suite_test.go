@@ -171,6 +171,19 @@ func (e *env) settleJobs(t testing.TB) {
 	e.settle(t, func() bool { return e.watcher.Pending() == 0 })
 }
 
+// reportedFailure settles until the launch of nodeClaim is reported failed, and returns the
+// reported error.
+func (e *env) reportedFailure(t testing.TB, nodeClaim string) error {
+	t.Helper()
+	var reported error
+	e.settle(t, func() bool {
+		var ok bool
+		reported, ok = e.failures.Get(nodeClaim)
+		return ok
+	})
+	return reported
+}
+
 // deleteUntilGone calls Delete as core does, moving the fake clock between calls, until it
 // reports the VM gone (nil) or fails (the error).
 func (e *env) deleteUntilGone(t testing.TB, id string) error {

@@ -17,8 +17,8 @@ limitations under the License.
 // Package launchfailure deletes the NodeClaims of launches that failed after Create returned.
 // Create returns once CloudStack accepted the deploy and tag calls; when a job fails later (a
 // deploy's 533: no host has room), core would wait out its 15-minute registration timeout
-// before it gave up on the NodeClaim. Deleting it at once lets core plan its pods again, away from the offering x
-// zone the instance provider marked unavailable.
+// before it gave up on the NodeClaim. Deleting it at once lets core plan its pods again, away
+// from the offering x zone the instance provider marked unavailable.
 package launchfailure
 
 import (
