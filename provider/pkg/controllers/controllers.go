@@ -40,7 +40,7 @@ func NewControllers(_ context.Context, kubeClient, uncachedClient client.Client,
 	return []controller.Controller{
 		nodeclass.NewController(kubeClient, recorder, nodeClassProviders),
 		bootstraptoken.NewController(uncachedClient, clk),
-		garbagecollection.NewController(kubeClient, clk, instances),
+		garbagecollection.NewController(kubeClient, clk, instances, launchFailures),
 		launchfailure.NewController(kubeClient, recorder, launchFailures),
 		pricing.NewController(pricingProvider),
 	}

@@ -17,6 +17,12 @@ limitations under the License.
 // Package garbagecollection destroys VMs the cluster no longer accounts for. Core never deletes
 // cloud instances without a NodeClaim, so a crash between deploy and NodeClaim update, or a
 // NodeClaim deleted while its launch was in flight, would otherwise leak a VM forever.
+//
+// It also ends launches whose deploy job failed while no process watched it (the provider
+// restarted in between): their VM sits in Error and their NodeClaim, launched but never
+// registered, would wait out core's 15-minute registration timeout. The VM is destroyed and
+// the NodeClaim reported as a failed launch, like the instance provider does for the jobs it
+// watches.
 package garbagecollection
 
 import (
@@ -59,11 +65,13 @@ type Controller struct {
 	kubeClient client.Client
 	clock      clock.Clock
 	instances  Instances
+	failures   instance.FailureReporter
 }
 
-// NewController returns the garbage collection controller.
-func NewController(kubeClient client.Client, clk clock.Clock, instances Instances) *Controller {
-	return &Controller{kubeClient: kubeClient, clock: clk, instances: instances}
+// NewController returns the garbage collection controller; failures learns of the NodeClaims
+// whose VM it destroyed in Error before they registered.
+func NewController(kubeClient client.Client, clk clock.Clock, instances Instances, failures instance.FailureReporter) *Controller {
+	return &Controller{kubeClient: kubeClient, clock: clk, instances: instances, failures: failures}
 }
 
 func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
@@ -76,9 +84,14 @@ func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
 		return reconciler.Result{}, fmt.Errorf("listing nodeclaims, %w", err)
 	}
 	claimed := sets.New[string]()
+	// unregistered maps the VM of each launched NodeClaim without a node yet to the NodeClaim.
+	unregistered := map[string]string{}
 	for _, nc := range nodeClaims.Items {
 		if id, err := cloudprovider.ParseProviderID(nc.Status.ProviderID); err == nil {
 			claimed.Insert(id)
+			if !nc.StatusConditions().Get(karpv1.ConditionTypeRegistered).IsTrue() {
+				unregistered[id] = nc.Name
+			}
 		} else {
 			// A launch not recorded yet claims its VM by name; once recorded, a VM of the same
 			// name (a relaunch in another network after a crash) is not the NodeClaim's.
@@ -93,6 +106,10 @@ func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
 		log.FromContext(ctx).Info("destroying leaked VM", "id", vm.ID, "name", vm.Name, "state", vm.State)
 		if err := c.instances.Destroy(ctx, vm.ID); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if nodeClaim, ok := unregistered[vm.ID]; ok && vm.State == instance.StateError {
+			c.failures.LaunchFailed(nodeClaim, fmt.Errorf("VM %s went to Error before its node registered (a deploy job no provider watched, as across a restart); garbage collection destroyed it", vm.ID))
 		}
 	}
 	return reconciler.Result{RequeueAfter: Interval}, errors.Join(errs...)

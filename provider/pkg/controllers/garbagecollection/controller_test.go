@@ -18,6 +18,7 @@ package garbagecollection_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,7 +65,8 @@ func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
 	watcher := instance.NewWatcher(api, clk, time.Second, csapi.Scope{})
 	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster}, watcher,
 		cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
-	controller := garbagecollection.NewController(kube, clk, instances)
+	failures := &fake.LaunchFailures{}
+	controller := garbagecollection.NewController(kube, clk, instances, failures)
 	ctx := context.Background()
 
 	if _, err := controller.Reconcile(ctx); err != nil {
@@ -83,5 +85,56 @@ func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
 	}
 	if len(destroyed) != 3 || !destroyed[leaked] || !destroyed[broken] || !destroyed[namesake] {
 		t.Fatalf("destroyed %v, want exactly the leaked VM %s, the VM in Error %s and nc-1's namesake %s", destroyed, leaked, broken, namesake)
+	}
+	if n := failures.Len(); n != 0 {
+		t.Fatalf("%d launches reported failed, want none: no launched NodeClaim lost its VM", n)
+	}
+}
+
+// A deploy job that failed while no provider watched it (a restart in between) leaves the VM
+// in Error: the NodeClaim that recorded it but has no node is reported, so it does not wait
+// for core's registration timeout.
+func TestGarbageCollectionReportsLaunchesThatFailedUnwatched(t *testing.T) {
+	const cluster = "gc-cluster"
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	api := fake.NewAPI(clk)
+	ours := map[string]string{v1.TagCluster: cluster}
+	unwatched := api.AddVM(cloudstack.VirtualMachine{Name: "unwatched", State: "Error"}, ours)
+	registered := api.AddVM(cloudstack.VirtualMachine{Name: "registered", State: "Error"}, ours)
+	api.AddVM(cloudstack.VirtualMachine{Name: "unrecorded", State: "Error"}, ours)
+	running := api.AddVM(cloudstack.VirtualMachine{Name: "running", State: "Running"}, ours)
+
+	launched := func(name, vm string, registered bool) *karpv1.NodeClaim {
+		nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + vm}}
+		nc.StatusConditions().SetTrue(karpv1.ConditionTypeLaunched)
+		if registered {
+			nc.StatusConditions().SetTrue(karpv1.ConditionTypeRegistered)
+		}
+		return nc
+	}
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		launched("unwatched", unwatched, false),
+		// Core's own garbage collection deletes a registered NodeClaim whose VM is gone.
+		launched("registered", registered, true),
+		launched("running", running, false),
+		// Create has not returned for it: core retries the launch once the VM is gone.
+		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "unrecorded"}},
+	).Build()
+	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster}, instance.NewWatcher(api, clk, time.Second, csapi.Scope{}),
+		cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
+	failures := &fake.LaunchFailures{}
+	clk.Step(garbagecollection.GracePeriod)
+	if _, err := garbagecollection.NewController(kube, clk, instances, failures).Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(api.Calls("destroyVirtualMachine")); n != 3 {
+		t.Fatalf("%d VMs destroyed, want the three in Error", n)
+	}
+	err, ok := failures.Get("unwatched")
+	if !ok || !strings.Contains(err.Error(), unwatched) {
+		t.Fatalf("the unwatched launch was reported as %v (%t), want an error naming its VM %s", err, ok, unwatched)
+	}
+	if n := failures.Len(); n != 1 {
+		t.Fatalf("%d launches reported failed, want only the unwatched one", n)
 	}
 }

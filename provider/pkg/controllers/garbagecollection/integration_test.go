@@ -49,20 +49,12 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 	}
 	ctx := context.Background()
 	deploy := func(name, displayName string, tagged bool) string {
-		zones, _ := srv.Client.ListZones(ctx)
-		offerings, _ := srv.Client.ListServiceOfferings(ctx)
-		templates, _ := srv.Client.ListTemplates(ctx, csapi.Scope{})
-		created, err := srv.Client.DeployVirtualMachine(ctx, csapi.DeployRequest{Name: name, DisplayName: displayName, ZoneID: zones[0].Id, ServiceOfferingID: offerings[0].Id, TemplateID: templates[0].Id})
-		if err != nil {
-			t.Fatal(err)
+		t.Helper()
+		id := deployVM(t, srv, name, displayName)
+		if tagged {
+			tag(t, srv, id, cluster)
 		}
-		if !tagged {
-			return created.ID
-		}
-		if _, err := srv.Client.CreateTags(ctx, []string{created.ID}, map[string]string{v1.TagCluster: cluster}); err != nil {
-			t.Fatal(err)
-		}
-		return created.ID
+		return id
 	}
 	leaked, claimed := deploy("leaked", "", true), deploy("claimed", "", true)
 	// A crash between deploy and createTags leaves only the owner mark the provider deploys with.
@@ -74,23 +66,90 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 	).Build()
 	// The controller's clock runs ahead of the cloud's, past the grace period.
 	clk := clocktesting.NewFakeClock(time.Now().Add(garbagecollection.GracePeriod + time.Minute))
-	instances := instance.NewDefaultProvider(srv.Client, clk, instance.Options{ClusterName: cluster},
-		instance.NewWatcher(srv.Client, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
-	if _, err := garbagecollection.NewController(kube, clk, instances).Reconcile(ctx); err != nil {
+	instances := instancesOf(srv, clk, cluster)
+	if _, err := garbagecollection.NewController(kube, clk, instances, &fake.LaunchFailures{}).Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for name, id := range map[string]string{"leaked": leaked, "untagged": untagged} {
-		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
-			_, err := instances.Get(ctx, id)
-			return err != nil, nil
-		})
-		if err != nil {
-			t.Errorf("the %s VM is still alive", name)
-		}
+		expectGone(t, instances, name, id)
 	}
 	for name, id := range map[string]string{"claimed": claimed, "other cluster's": othersUntagged} {
 		if _, err := instances.Get(ctx, id); err != nil {
 			t.Errorf("the %s VM was touched: %v", name, err)
 		}
+	}
+}
+
+// TestIntegrationGarbageCollectionEndsUnwatchedFailedLaunch: the fake cloud fails a deploy job
+// with CloudStack's 533 while no provider watches it (the one that deployed it restarted). The
+// VM is left in Error; garbage collection destroys it and reports the NodeClaim that recorded it.
+func TestIntegrationGarbageCollectionEndsUnwatchedFailedLaunch(t *testing.T) {
+	const cluster = "gc-unwatched"
+	srv := fake.StartServer(t, fake.ServerOptions{})
+	if err := srv.Admin(http.MethodPut, "/latency", map[string]string{"kind": "fixed", "fixed": "0s"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rule := map[string]any{"command": "deployVirtualMachine", "inJob": true, "code": 533, "max": 1}
+	if err := srv.Admin(http.MethodPut, "/faults", map[string]any{"rules": []any{rule}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	id := deployVM(t, srv, "unwatched", "")
+	tag(t, srv, id, cluster)
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		vms, err := srv.Client.ListVirtualMachines(ctx, csapi.Scope{}, csapi.VMFilter{IDs: []string{id}})
+		return err == nil && len(vms) == 1 && vms[0].State == instance.StateError, nil
+	})
+	if err != nil {
+		t.Fatalf("the VM whose deploy job failed never reached Error: %v", err)
+	}
+	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "unwatched"}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + id}}
+	nodeClaim.StatusConditions().SetTrue(karpv1.ConditionTypeLaunched)
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClaim).Build()
+	clk := clocktesting.NewFakeClock(time.Now().Add(garbagecollection.GracePeriod + time.Minute))
+	instances, failures := instancesOf(srv, clk, cluster), &fake.LaunchFailures{}
+	if _, err := garbagecollection.NewController(kube, clk, instances, failures).Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	expectGone(t, instances, "failed", id)
+	if _, ok := failures.Get("unwatched"); !ok || failures.Len() != 1 {
+		t.Fatalf("reported %d failed launches, want exactly the NodeClaim of the VM in Error", failures.Len())
+	}
+}
+
+// deployVM deploys a VM the way a provider would, without waiting for its job.
+func deployVM(t *testing.T, srv *fake.Server, name, displayName string) string {
+	t.Helper()
+	ctx := context.Background()
+	zones, _ := srv.Client.ListZones(ctx)
+	offerings, _ := srv.Client.ListServiceOfferings(ctx)
+	templates, _ := srv.Client.ListTemplates(ctx, csapi.Scope{})
+	created, err := srv.Client.DeployVirtualMachine(ctx, csapi.DeployRequest{Name: name, DisplayName: displayName, ZoneID: zones[0].Id, ServiceOfferingID: offerings[0].Id, TemplateID: templates[0].Id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created.ID
+}
+
+func tag(t *testing.T, srv *fake.Server, id, cluster string) {
+	t.Helper()
+	if _, err := srv.Client.CreateTags(context.Background(), []string{id}, map[string]string{v1.TagCluster: cluster}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func instancesOf(srv *fake.Server, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
+	return instance.NewDefaultProvider(srv.Client, clk, instance.Options{ClusterName: cluster},
+		instance.NewWatcher(srv.Client, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
+}
+
+func expectGone(t *testing.T, instances *instance.DefaultProvider, name, id string) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := instances.Get(ctx, id)
+		return err != nil, nil
+	})
+	if err != nil {
+		t.Errorf("the %s VM is still alive", name)
 	}
 }
