@@ -30,6 +30,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -54,8 +55,10 @@ type options struct {
 	baseline bool
 	out      string
 	timeout  time.Duration
-	env      []string
-	cluster  cluster.Tuning
+	// coreEnv are Karpenter core settings of both providers, providerEnv our provider's own.
+	coreEnv     []string
+	providerEnv []string
+	cluster     cluster.Tuning
 	// render names a saved results JSON whose Markdown and plots are written again, next to
 	// it, instead of running anything.
 	render string
@@ -93,7 +96,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	fs.BoolVar(&o.baseline, "baseline", false, "also run the scenario with Karpenter's KWOK provider and report ratios")
 	fs.StringVar(&o.out, "out", ".bench", "folder for results and run logs")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "limit of each provider's scale-out (and of the scale-down)")
-	providerEnv := fs.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider, such as BATCH_MAX_DURATION=2s")
+	coreEnv := fs.String("core-env", "", "comma-separated KEY=VALUE settings of Karpenter core, given to both providers, such as BATCH_MAX_DURATION=60s")
+	providerEnv := fs.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider only, such as CLOUDSTACK_RATE_LIMIT=25")
 	kwokctlArgs := fs.String("kwokctl-args", "--disable-qps-limits", "space-separated extra kwokctl create flags of both clusters; the default lifts the control plane's client QPS limits (kube-scheduler binds at 50/s otherwise)")
 	fs.Float64Var(&o.cluster.HeartbeatFactor, "heartbeat-factor", 0, "kwokctl heartbeat factor of both clusters; 0 keeps the e2e framework's (1); raise it above 2,500 nodes")
 	fs.UintVar(&o.cluster.NodeLeaseParallelism, "node-lease-parallelism", 0, "node leases kwok renews at once in both clusters; 0 keeps kwok's 4, too few for 1,000 nodes on a loaded API server")
@@ -107,9 +111,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 		return o, err
 	}
 	o.Scenario = s
-	if *providerEnv != "" {
-		o.env = strings.Split(*providerEnv, ",")
-	}
+	o.coreEnv, o.providerEnv = settings(*coreEnv), settings(*providerEnv)
 	if o.baseline && !s.Baseline() {
 		why := "configures the fake cloud, which the KWOK baseline does not have"
 		if s.Calibration {
@@ -121,6 +123,14 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 		return o, errors.New("-nodes must be positive")
 	}
 	return o, nil
+}
+
+// settings splits a comma-separated KEY=VALUE list; empty gives none.
+func settings(list string) []string {
+	if list == "" {
+		return nil
+	}
+	return strings.Split(list, ",")
 }
 
 func benchmark(ctx context.Context, o options) error {
@@ -135,14 +145,16 @@ func benchmark(ctx context.Context, o options) error {
 	}
 	fmt.Fprintf(os.Stderr, "%s (%s), size %d\n", o.ID, o.Description, o.size)
 	ours := func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
-		return run.StartOurs(ctx, p, c, o.env)
+		return run.StartOurs(ctx, p, c, slices.Concat(o.coreEnv, o.providerEnv))
 	}
 	if o.Calibration {
 		ours = run.StartCalibration
 	}
 	starts := []func(context.Context, framework.Paths, cluster.Tuning) (*run.Target, error){ours}
 	if o.baseline {
-		starts = append(starts, run.StartBaseline)
+		starts = append(starts, func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
+			return run.StartBaseline(ctx, p, c, o.coreEnv)
+		})
 	}
 	for i, start := range starts {
 		r, err := runOne(ctx, o, start, started, i)

@@ -41,22 +41,25 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.timeout != 5*time.Minute || o.env != nil || o.render != "" {
+	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.timeout != 5*time.Minute || o.coreEnv != nil || o.providerEnv != nil || o.render != "" {
 		t.Errorf("defaults = %+v", o)
 	}
 }
 
 func TestParseFlagsReadsEverySetting(t *testing.T) {
 	o, err := parse("-scenario", "S2", "-nodes", "2000", "-baseline", "-out", "/tmp/b", "-timeout", "10m",
-		"-provider-env", "BATCH_MAX_DURATION=2s,BATCH_IDLE_DURATION=100ms", "-node-lease-parallelism", "32")
+		"-core-env", "BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s", "-provider-env", "CLOUDSTACK_RATE_LIMIT=25", "-node-lease-parallelism", "32")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.ID != "S2" || o.size != 2000 || !o.baseline || o.out != "/tmp/b" || o.timeout != 10*time.Minute || o.cluster.NodeLeaseParallelism != 32 {
 		t.Errorf("options = %+v", o)
 	}
-	if want := []string{"BATCH_MAX_DURATION=2s", "BATCH_IDLE_DURATION=100ms"}; !slices.Equal(o.env, want) {
-		t.Errorf("provider env = %q, want %q", o.env, want)
+	if want := []string{"BATCH_MAX_DURATION=60s", "BATCH_IDLE_DURATION=5s"}; !slices.Equal(o.coreEnv, want) {
+		t.Errorf("core env = %q, want %q", o.coreEnv, want)
+	}
+	if want := []string{"CLOUDSTACK_RATE_LIMIT=25"}; !slices.Equal(o.providerEnv, want) {
+		t.Errorf("provider env = %q, want %q", o.providerEnv, want)
 	}
 }
 

@@ -48,8 +48,8 @@ const (
 
 // StartBaseline brings up the same kind of cluster as StartOurs with Karpenter's KWOK
 // provider in place of the fake cloud and ours, seeing the fake's default world as its
-// instance-type catalogue.
-func StartBaseline(ctx context.Context, p framework.Paths, settings cluster.Tuning) (*Target, error) {
+// instance-type catalogue; coreEnv are Karpenter core settings (KEY=VALUE) of the provider.
+func StartBaseline(ctx context.Context, p framework.Paths, settings cluster.Tuning, coreEnv []string) (*Target, error) {
 	ports, err := framework.NewSettings("bench-kwok")
 	if err != nil {
 		return nil, err
@@ -74,13 +74,13 @@ func StartBaseline(ctx context.Context, p framework.Paths, settings cluster.Tuni
 	provider := component.Component{
 		Name:   kwokProviderName,
 		Binary: p.Bin(kwokProviderName),
-		Env: []string{
+		Env: append([]string{
 			"KUBECONFIG=" + p.Kubeconfig(),
 			"DISABLE_LEADER_ELECTION=true",
 			"METRICS_PORT=" + strconv.Itoa(ports.MetricsPort),
 			"HEALTH_PROBE_PORT=" + strconv.Itoa(ports.HealthPort),
 			"INSTANCE_TYPES_FILE_PATH=" + catalogPath,
-		},
+		}, coreEnv...),
 		Ports:    map[string]int{"metrics": ports.MetricsPort, "health": ports.HealthPort},
 		ReadyURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", ports.HealthPort),
 	}
