@@ -101,6 +101,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	kwokctlArgs := fs.String("kwokctl-args", "--disable-qps-limits", "space-separated extra kwokctl create flags of both clusters; the default lifts the control plane's client QPS limits (kube-scheduler binds at 50/s otherwise)")
 	fs.Float64Var(&o.cluster.HeartbeatFactor, "heartbeat-factor", 0, "kwokctl heartbeat factor of both clusters; 0 keeps the e2e framework's (1); raise it above 2,500 nodes")
 	fs.UintVar(&o.cluster.NodeLeaseParallelism, "node-lease-parallelism", 0, "node leases kwok renews at once in both clusters; 0 keeps kwok's 4, too few for 1,000 nodes on a loaded API server")
+	fs.UintVar(&o.cluster.NodeStageParallelism, "node-stage-parallelism", 0, "node stages (made Ready, status heartbeats) kwok plays at once in both clusters; 0 keeps kwok's 4, too few for 2,000 nodes arriving within a minute")
 	fs.StringVar(&o.render, "render", "", "write the Markdown and plots of a saved results JSON again, next to it, without running")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -48,11 +48,11 @@ func TestParseFlagsDefaults(t *testing.T) {
 
 func TestParseFlagsReadsEverySetting(t *testing.T) {
 	o, err := parse("-scenario", "S2", "-nodes", "2000", "-baseline", "-out", "/tmp/b", "-timeout", "10m",
-		"-core-env", "BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s", "-provider-env", "CLOUDSTACK_RATE_LIMIT=25", "-node-lease-parallelism", "32")
+		"-core-env", "BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s", "-provider-env", "CLOUDSTACK_RATE_LIMIT=25", "-node-lease-parallelism", "32", "-node-stage-parallelism", "16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ID != "S2" || o.size != 2000 || !o.baseline || o.out != "/tmp/b" || o.timeout != 10*time.Minute || o.cluster.NodeLeaseParallelism != 32 {
+	if o.ID != "S2" || o.size != 2000 || !o.baseline || o.out != "/tmp/b" || o.timeout != 10*time.Minute || o.cluster.NodeLeaseParallelism != 32 || o.cluster.NodeStageParallelism != 16 {
 		t.Errorf("options = %+v", o)
 	}
 	if want := []string{"BATCH_MAX_DURATION=60s", "BATCH_IDLE_DURATION=5s"}; !slices.Equal(o.coreEnv, want) {

@@ -63,6 +63,10 @@ type Tuning struct {
 	// Against a loaded API server 4 renew about 2 leases a second, and a thousand nodes whose
 	// leases lapse go NotReady.
 	NodeLeaseParallelism uint
+	// NodeStageParallelism is how many node stages (a new node made Ready, a status
+	// heartbeat) kwok plays at once; 0 keeps kwok's 4. When 2,000 nodes arrive within a minute,
+	// 4 leave nodes unready for minutes, their status never written.
+	NodeStageParallelism uint
 	// ExtraArgs are further kwokctl create flags, such as --disable-qps-limits or
 	// --extra-args kube-scheduler=kube-api-qps=500 for scale runs.
 	ExtraArgs []string
@@ -101,7 +105,7 @@ func CreateArgs(o Options) ([]string, error) {
 	if o.AuditPolicy != "" {
 		args = append(args, "--kube-audit-policy", o.AuditPolicy)
 	}
-	if o.NodeLeaseParallelism > 0 {
+	if o.kwokConfigured() {
 		args = append(args, "--config", kwokConfigPath(o))
 	}
 	args = append(args, o.ExtraArgs...)
@@ -155,23 +159,39 @@ options:
   enableProfilingHandler: true
   enablePodsOnNodeSyncListPager: true
   podPlayStageParallelism: 4
-  nodePlayStageParallelism: 4
+  nodePlayStageParallelism: %d
   podsOnNodeSyncParallelism: 1
   nodeLeaseParallelism: %d
 `
+
+// kwokDefaultParallelism is kwok's own node lease and node stage parallelism.
+const kwokDefaultParallelism = 4
 
 // kwokConfigPath is the KwokConfiguration kwokctl hands to kwok, for settings it has no flag for.
 func kwokConfigPath(o Options) string { return filepath.Join(o.WorkDir, o.Name+"-kwok.yaml") }
 
 // writeKwokConfig writes the KwokConfiguration that CreateArgs points kwokctl at, if any.
 func writeKwokConfig(o Options) error {
-	if o.NodeLeaseParallelism == 0 {
+	if !o.kwokConfigured() {
 		return nil
 	}
 	if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(kwokConfigPath(o), []byte(fmt.Sprintf(kwokConfig, o.NodeLeaseParallelism)), 0o644)
+	config := fmt.Sprintf(kwokConfig, orKwokDefault(o.NodeStageParallelism), orKwokDefault(o.NodeLeaseParallelism))
+	return os.WriteFile(kwokConfigPath(o), []byte(config), 0o644)
+}
+
+// kwokConfigured tells whether a setting needs a KwokConfiguration.
+func (t Tuning) kwokConfigured() bool {
+	return t.NodeLeaseParallelism > 0 || t.NodeStageParallelism > 0
+}
+
+func orKwokDefault(parallelism uint) uint {
+	if parallelism == 0 {
+		return kwokDefaultParallelism
+	}
+	return parallelism
 }
 
 // Create runs kwokctl create cluster; its output goes to the log at logPath.

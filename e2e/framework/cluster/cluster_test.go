@@ -215,45 +215,56 @@ func TestBinaryRuntimeManagesOnlyAnnotatedNodesWithoutLeaderElection(t *testing.
 	}
 }
 
-func TestNodeLeaseParallelismReachesKwokThroughItsConfiguration(t *testing.T) {
-	o := options(t)
-	if args, _ := CreateArgs(o); slices.Contains(args, "--config") {
+func TestKwokParallelismReachesKwokThroughItsConfiguration(t *testing.T) {
+	if args, _ := CreateArgs(options(t)); slices.Contains(args, "--config") {
 		t.Errorf("--config passed without a kwok setting: %v", args)
 	}
-	o.NodeLeaseParallelism = 32
-	args, err := CreateArgs(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, ok := flag(args, "--config")
-	if !ok {
-		t.Fatalf("no --config in %v", args)
-	}
-	if err := writeKwokConfig(o); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var config struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Options    struct {
-			NodeLeaseParallelism      uint `json:"nodeLeaseParallelism"`
-			NodePlayStageParallelism  uint `json:"nodePlayStageParallelism"`
-			PodPlayStageParallelism   uint `json:"podPlayStageParallelism"`
-			PodsOnNodeSyncParallelism uint `json:"podsOnNodeSyncParallelism"`
-		} `json:"options"`
-	}
-	if err := yaml.Unmarshal(raw, &config); err != nil {
-		t.Fatalf("%s: %v", raw, err)
-	}
-	if config.APIVersion != "config.kwok.x-k8s.io/v1alpha1" || config.Kind != "KwokConfiguration" || config.Options.NodeLeaseParallelism != 32 {
-		t.Errorf("kwok configuration %+v, want a KwokConfiguration with nodeLeaseParallelism 32", config)
-	}
-	// kwok gets the options as written: a parallelism left out is 0, and kwok exits on it.
-	if o := config.Options; o.NodePlayStageParallelism == 0 || o.PodPlayStageParallelism == 0 || o.PodsOnNodeSyncParallelism == 0 {
-		t.Errorf("kwok configuration %+v leaves a parallelism at 0", o)
+	for _, c := range []struct {
+		tuning               Tuning
+		wantLease, wantStage uint
+	}{
+		{Tuning{NodeLeaseParallelism: 32}, 32, kwokDefaultParallelism},
+		{Tuning{NodeStageParallelism: 16}, kwokDefaultParallelism, 16},
+		{Tuning{NodeLeaseParallelism: 32, NodeStageParallelism: 16}, 32, 16},
+	} {
+		o := options(t)
+		o.Tuning = c.tuning
+		args, err := CreateArgs(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, ok := flag(args, "--config")
+		if !ok {
+			t.Fatalf("%+v: no --config in %v", c.tuning, args)
+		}
+		if err := writeKwokConfig(o); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var config struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Options    struct {
+				NodeLeaseParallelism      uint `json:"nodeLeaseParallelism"`
+				NodePlayStageParallelism  uint `json:"nodePlayStageParallelism"`
+				PodPlayStageParallelism   uint `json:"podPlayStageParallelism"`
+				PodsOnNodeSyncParallelism uint `json:"podsOnNodeSyncParallelism"`
+			} `json:"options"`
+		}
+		if err := yaml.Unmarshal(raw, &config); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if config.APIVersion != "config.kwok.x-k8s.io/v1alpha1" || config.Kind != "KwokConfiguration" ||
+			config.Options.NodeLeaseParallelism != c.wantLease || config.Options.NodePlayStageParallelism != c.wantStage {
+			t.Errorf("%+v: kwok configuration %+v, want a KwokConfiguration with nodeLeaseParallelism %d and nodePlayStageParallelism %d",
+				c.tuning, config, c.wantLease, c.wantStage)
+		}
+		// kwok gets the options as written: a parallelism left out is 0, and kwok exits on it.
+		if o := config.Options; o.PodPlayStageParallelism == 0 || o.PodsOnNodeSyncParallelism == 0 {
+			t.Errorf("%+v: kwok configuration %+v leaves a parallelism at 0", c.tuning, o)
+		}
 	}
 }
