@@ -106,7 +106,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 // deploy with 533 when no host has room), the VM destroyed and remembered as gone, and the
 // NodeClaim reported so that it is deleted and core plans its pods again.
 func (p *DefaultProvider) finishLaunch(ctx context.Context, nodeClaim, vmID string, tags map[string]string, deployJob, tagJob *Job, c candidate) {
-	deployed, err := p.awaitJobs(ctx, vmID, deployJob, tagJob, c)
+	deployed, err := p.awaitJobs(ctx, vmID, tags, deployJob, tagJob, c)
 	if err != nil {
 		p.cleanUp(ctx, vmID)
 		p.remember(&Instance{ID: vmID, Name: nodeClaim, State: StateError})
@@ -129,13 +129,19 @@ func (p *DefaultProvider) finishLaunch(ctx context.Context, nodeClaim, vmID stri
 
 // awaitJobs returns the finished deploy job; a failed deploy is the cause of any failed
 // tagging too, so it is reported first.
-func (p *DefaultProvider) awaitJobs(ctx context.Context, vmID string, deployJob, tagJob *Job, c candidate) (*cloudstack.AsyncJob, error) {
+func (p *DefaultProvider) awaitJobs(ctx context.Context, vmID string, tags map[string]string, deployJob, tagJob *Job, c candidate) (*cloudstack.AsyncJob, error) {
 	deployed, err := deployJob.Wait(ctx)
 	if err != nil {
 		return nil, p.launchError(err, c)
 	}
 	if _, err := tagJob.Wait(ctx); err != nil {
-		return nil, taggingFailed(vmID, err)
+		// One createTags job tags a whole batch and fails as a whole, such as when another VM
+		// of the batch was destroyed before the job ran (its deploy failed): tag this VM once
+		// more, in a new batch, before giving up a running VM.
+		log.FromContext(ctx).Info("tagging again after a failed createTags job", "id", vmID, "error", err.Error())
+		if err := p.tag(ctx, vmID, tags); err != nil {
+			return nil, taggingFailed(vmID, err)
+		}
 	}
 	return deployed, nil
 }

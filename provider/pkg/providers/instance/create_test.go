@@ -173,10 +173,42 @@ func TestARefusedTagCallFailsTheLaunchAndDestroysTheVM(t *testing.T) {
 	}
 }
 
-func TestAFailedTagJobIsUndoneAndReported(t *testing.T) {
+// A createTags job fails as a whole, for a VM of its batch destroyed meanwhile too: the others
+// are tagged again, with one more call, and keep their launch.
+func TestAFailedTagJobIsTriedAgainInANewBatch(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(10 * time.Second)
-	e.api.FailJobs("createTags", csapi.CodeInternalError, "tag karpenter.sh/nodepool already on UserVm", 1)
+	e.api.FailJobs("createTags", csapi.CodeInternalError, "Unable to find resource by id", 1)
+	results := e.createAll(t, nodeClaim("node-retag-1", "gplarge"), nodeClaim("node-retag-2", "gplarge"))
+	for _, r := range results {
+		if r.err != nil {
+			t.Fatalf("Create: %v", r.err)
+		}
+	}
+	// finishLaunch records a launch's tags once both of its jobs succeeded.
+	e.settle(t, func() bool {
+		for _, r := range results {
+			if in, err := e.provider.Get(context.Background(), r.launch.Instance.ID); err != nil || in.Tags[v1.TagCluster] == "" {
+				return false
+			}
+		}
+		return true
+	})
+	if n := e.failures.Len(); n != 0 {
+		t.Errorf("%d launches reported failed, want none: the tags were written on the second try", n)
+	}
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 0 {
+		t.Errorf("destroyed %v, want no VM given up", destroys)
+	}
+	if tagCalls := len(e.api.Calls("createTags")); tagCalls != 2 {
+		t.Errorf("%d createTags calls, want the failed batch and one more for both VMs", tagCalls)
+	}
+}
+
+func TestATagJobFailingTwiceIsUndoneAndReported(t *testing.T) {
+	e := newEnv(t)
+	e.api.SetJobDuration(10 * time.Second)
+	e.api.FailJobs("createTags", csapi.CodeInternalError, "tag karpenter.sh/nodepool already on UserVm", 2)
 	launch, err := e.create(t, nodeClaim("node-tagjob", "gplarge"))
 	if err != nil {
 		t.Fatalf("Create waited for the tag job: %v", err)
