@@ -71,19 +71,7 @@ func StartBaseline(ctx context.Context, p framework.Paths, settings cluster.Tuni
 	if err := writeCatalog(catalogPath); err != nil {
 		return t, err
 	}
-	provider := component.Component{
-		Name:   kwokProviderName,
-		Binary: p.Bin(kwokProviderName),
-		Env: append([]string{
-			"KUBECONFIG=" + p.Kubeconfig(),
-			"DISABLE_LEADER_ELECTION=true",
-			"METRICS_PORT=" + strconv.Itoa(ports.MetricsPort),
-			"HEALTH_PROBE_PORT=" + strconv.Itoa(ports.HealthPort),
-			"INSTANCE_TYPES_FILE_PATH=" + catalogPath,
-		}, coreEnv...),
-		Ports:    map[string]int{"metrics": ports.MetricsPort, "health": ports.HealthPort},
-		ReadyURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", ports.HealthPort),
-	}
+	provider := kwokProvider(p, ports, catalogPath, coreEnv)
 	if err := runner.Start(context.WithoutCancel(ctx), provider); err != nil {
 		return t, err
 	}
@@ -99,6 +87,24 @@ func StartBaseline(ctx context.Context, p framework.Paths, settings cluster.Tuni
 		return t, fmt.Errorf("creating node pool, %w", err)
 	}
 	return t, nil
+}
+
+// kwokProvider is the KWOK provider's process, on the cluster's ports and with the catalogue
+// at catalogPath; coreEnv come last, so they win over the defaults.
+func kwokProvider(p framework.Paths, ports framework.Settings, catalogPath string, coreEnv []string) component.Component {
+	return component.Component{
+		Name:   kwokProviderName,
+		Binary: p.Bin(kwokProviderName),
+		Env: append([]string{
+			"KUBECONFIG=" + p.Kubeconfig(),
+			"DISABLE_LEADER_ELECTION=true",
+			"METRICS_PORT=" + strconv.Itoa(ports.MetricsPort),
+			"HEALTH_PROBE_PORT=" + strconv.Itoa(ports.HealthPort),
+			"INSTANCE_TYPES_FILE_PATH=" + catalogPath,
+		}, coreEnv...),
+		Ports:    map[string]int{"metrics": ports.MetricsPort, "health": ports.HealthPort},
+		ReadyURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", ports.HealthPort),
+	}
 }
 
 // StartCalibration brings up the cluster alone, for the calibration scenario, whose
