@@ -84,7 +84,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	// Create adopts (and tags) the VM, and List, which core's garbage collection reads, finds
 	// VMs by tag. Their job is not waited for here: on a busy management server it queues
 	// behind deploys for a job thread.
-	tagJob, err := p.requestTags(ctx, created.ID, tags)
+	tagJob, err := p.requestTags(ctx, launchBatch, created.ID, tags)
 	if err != nil {
 		p.cleanUp(ctx, created.ID)
 		return nil, taggingFailed(created.ID, err)
@@ -135,9 +135,9 @@ func (p *DefaultProvider) awaitJobs(ctx context.Context, vmID string, tags map[s
 		return nil, p.launchError(err, c)
 	}
 	if _, err := tagJob.Wait(ctx); err != nil {
-		// One createTags job tags a whole batch and fails as a whole, such as when another VM
-		// of the batch was destroyed before the job ran (its deploy failed): tag this VM once
-		// more, in a new batch, before giving up a running VM.
+		// The job of a launch batch fails as a whole when another VM of it was destroyed
+		// before it ran (that VM's deploy failed): tag this running VM once more, in a batch
+		// of VMs outside launches, before giving it up.
 		log.FromContext(ctx).Info("tagging again after a failed createTags job", "id", vmID, "error", err.Error())
 		if err := p.tag(ctx, vmID, tags); err != nil {
 			return nil, taggingFailed(vmID, err)

@@ -71,9 +71,17 @@ func (p *DefaultProvider) tagsFor(nodeClass *v1.CloudStackNodeClass, nodeClaim *
 	return tags
 }
 
-// tag applies tags to a VM and waits for the job.
+// Tag batches. One createTags job fails as a whole when a VM of its call is gone before the
+// job runs, as a launch's VM is once its deploy failed. VMs tagged outside a launch (adopted,
+// or tagged again after such a failure) therefore share no call with launches.
+const (
+	launchBatch = "launch "
+	otherBatch  = "other "
+)
+
+// tag applies tags to a VM outside a launch and waits for the job.
 func (p *DefaultProvider) tag(ctx context.Context, vmID string, tags map[string]string) error {
-	job, err := p.requestTags(ctx, vmID, tags)
+	job, err := p.requestTags(ctx, otherBatch, vmID, tags)
 	if err != nil {
 		return err
 	}
@@ -83,15 +91,15 @@ func (p *DefaultProvider) tag(ctx context.Context, vmID string, tags map[string]
 	return nil
 }
 
-// requestTags asks for the VM's tags through the batcher of its tag set and returns the
-// watched job once CloudStack has accepted the call: from then on the tags are written even
-// if this process dies.
-func (p *DefaultProvider) requestTags(ctx context.Context, vmID string, tags map[string]string) (*Job, error) {
+// requestTags asks for the VM's tags through the batcher of its batch and tag set and returns
+// the watched job once CloudStack has accepted the call: from then on the tags are written
+// even if this process dies.
+func (p *DefaultProvider) requestTags(ctx context.Context, batch, vmID string, tags map[string]string) (*Job, error) {
 	key, err := json.Marshal(tags) // maps marshal in key order: equal sets give equal keys
 	if err != nil {
 		return nil, err
 	}
-	jobID, err := p.tags.Do(ctx, string(key), vmID)
+	jobID, err := p.tags.Do(ctx, batch+string(key), vmID)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +108,7 @@ func (p *DefaultProvider) requestTags(ctx context.Context, vmID string, tags map
 
 func (p *DefaultProvider) createTags(ctx context.Context, key string, vmIDs []string) ([]string, error) {
 	var tags map[string]string
-	if err := json.Unmarshal([]byte(key), &tags); err != nil {
+	if err := json.Unmarshal([]byte(key[strings.IndexByte(key, '{'):]), &tags); err != nil {
 		return nil, err
 	}
 	jobID, err := p.api.CreateTags(ctx, vmIDs, tags)
