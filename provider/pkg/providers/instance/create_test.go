@@ -288,6 +288,39 @@ func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 	}
 }
 
+// An adopted VM is tagged in a call of its own: a launch's createTags call fails as a whole
+// when one of its VMs is destroyed before the job runs, which an adopted VM must not suffer.
+func TestAnAdoptedVMSharesNoTagCallWithLaunches(t *testing.T) {
+	e := newEnv(t)
+	zone := e.nodeClass.Status.Zones[0]
+	predecessor, err := e.api.DeployVirtualMachine(context.Background(), csapi.DeployRequest{
+		Name: "node-old", DisplayName: "node-old [karpenter:" + clusterName + "]", ZoneID: zone.ID,
+		ServiceOfferingID: offeringID(t, e, "gplarge"), TemplateID: e.nodeClass.Status.Templates[0].ID,
+		NetworkIDs: []string{networkIn(t, e.nodeClass, zone.ID)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := e.createAll(t, inZone(nodeClaim("node-old", "gplarge"), zone.Name), inZone(nodeClaim("node-new", "gplarge"), zone.Name))
+	for _, r := range results {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+	}
+	if results[0].launch.Instance.ID != predecessor.ID {
+		t.Fatalf("node-old launched %s, want the predecessor %s adopted", results[0].launch.Instance.ID, predecessor.ID)
+	}
+	tags := e.api.Calls("createTags")
+	if len(tags) != 2 {
+		t.Fatalf("createTags calls %v, want one for the adopted VM and one for the launch", tags)
+	}
+	for _, c := range tags {
+		if ids := c.Args.([]string); len(ids) != 1 {
+			t.Errorf("createTags call for %v, want the adopted VM and the launch in separate calls", ids)
+		}
+	}
+}
+
 // networkIn is the NodeClass's network in a zone.
 func networkIn(t *testing.T, nodeClass *v1.CloudStackNodeClass, zoneID string) string {
 	t.Helper()
