@@ -32,22 +32,26 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 )
 
 func init() {
 	log.SetLogger(logr.Discard())
 }
 
-func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
-	const cluster = "gc-cluster"
+// unitCluster is the cluster of the tests over the in-process fake cloud.
+const unitCluster = "gc-cluster"
+
+// unitCloud is the in-process fake cloud at a fixed time, and the tags that mark a VM as
+// unitCluster's.
+func unitCloud() (*clocktesting.FakeClock, *fake.API, map[string]string) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	api := fake.NewAPI(clk)
-	ours := map[string]string{v1.TagCluster: cluster}
+	return clk, fake.NewAPI(clk), map[string]string{v1.TagCluster: unitCluster}
+}
+
+func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
+	clk, api, ours := unitCloud()
 	claimedByID := api.AddVM(cloudstack.VirtualMachine{Name: "claimed", State: "Running"}, ours)
 	api.AddVM(cloudstack.VirtualMachine{Name: "launching", State: "Starting"}, ours)
 	leaked := api.AddVM(cloudstack.VirtualMachine{Name: "leaked", State: "Running"}, ours)
@@ -62,11 +66,8 @@ func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "launching"}},
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claimed-but-error"}},
 	).Build()
-	watcher := instance.NewWatcher(api, clk, time.Second, csapi.Scope{})
-	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster}, watcher,
-		cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 	failures := &fake.LaunchFailures{}
-	controller := garbagecollection.NewController(kube, clk, instances, failures)
+	controller := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), failures)
 	ctx := context.Background()
 
 	if _, err := controller.Reconcile(ctx); err != nil {
@@ -95,10 +96,7 @@ func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
 // in Error: the NodeClaim that recorded it but has no node is reported, so it does not wait
 // for core's registration timeout.
 func TestGarbageCollectionReportsLaunchesThatFailedUnwatched(t *testing.T) {
-	const cluster = "gc-cluster"
-	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	api := fake.NewAPI(clk)
-	ours := map[string]string{v1.TagCluster: cluster}
+	clk, api, ours := unitCloud()
 	unwatched := api.AddVM(cloudstack.VirtualMachine{Name: "unwatched", State: "Error"}, ours)
 	registered := api.AddVM(cloudstack.VirtualMachine{Name: "registered", State: "Error"}, ours)
 	api.AddVM(cloudstack.VirtualMachine{Name: "unrecorded", State: "Error"}, ours)
@@ -120,11 +118,9 @@ func TestGarbageCollectionReportsLaunchesThatFailedUnwatched(t *testing.T) {
 		// Create has not returned for it: core retries the launch once the VM is gone.
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "unrecorded"}},
 	).Build()
-	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster}, instance.NewWatcher(api, clk, time.Second, csapi.Scope{}),
-		cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 	failures := &fake.LaunchFailures{}
 	clk.Step(garbagecollection.GracePeriod)
-	if _, err := garbagecollection.NewController(kube, clk, instances, failures).Reconcile(context.Background()); err != nil {
+	if _, err := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), failures).Reconcile(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(api.Calls("destroyVirtualMachine")); n != 3 {

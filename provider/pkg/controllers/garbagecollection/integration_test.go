@@ -66,7 +66,7 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 	).Build()
 	// The controller's clock runs ahead of the cloud's, past the grace period.
 	clk := clocktesting.NewFakeClock(time.Now().Add(garbagecollection.GracePeriod + time.Minute))
-	instances := instancesOf(srv, clk, cluster)
+	instances := instancesOf(srv.Client, clk, cluster)
 	if _, err := garbagecollection.NewController(kube, clk, instances, &fake.LaunchFailures{}).Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestIntegrationGarbageCollectionEndsUnwatchedFailedLaunch(t *testing.T) {
 	nodeClaim.StatusConditions().SetTrue(karpv1.ConditionTypeLaunched)
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClaim).Build()
 	clk := clocktesting.NewFakeClock(time.Now().Add(garbagecollection.GracePeriod + time.Minute))
-	instances, failures := instancesOf(srv, clk, cluster), &fake.LaunchFailures{}
+	instances, failures := instancesOf(srv.Client, clk, cluster), &fake.LaunchFailures{}
 	if _, err := garbagecollection.NewController(kube, clk, instances, failures).Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -138,9 +138,11 @@ func tag(t *testing.T, srv *fake.Server, id, cluster string) {
 	}
 }
 
-func instancesOf(srv *fake.Server, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
-	return instance.NewDefaultProvider(srv.Client, clk, instance.Options{ClusterName: cluster},
-		instance.NewWatcher(srv.Client, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
+// instancesOf is the instance provider of cluster over api: the in-process fake or the fake
+// binary's client.
+func instancesOf(api csapi.API, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
+	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster},
+		instance.NewWatcher(api, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 }
 
 func expectGone(t *testing.T, instances *instance.DefaultProvider, name, id string) {

@@ -265,16 +265,8 @@ func TestCreateAdoptsTheVMOfACrashedLaunch(t *testing.T) {
 
 func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 	e := newEnv(t)
-	// The crash: a predecessor's deploy went in and the process died before it tagged the VM.
 	zone := e.nodeClass.Status.Zones[0]
-	predecessor, err := e.api.DeployVirtualMachine(context.Background(), csapi.DeployRequest{
-		Name: "node-y", DisplayName: "node-y [karpenter:" + clusterName + "]", ZoneID: zone.ID,
-		ServiceOfferingID: offeringID(t, e, "gplarge"), TemplateID: e.nodeClass.Status.Templates[0].ID,
-		NetworkIDs: []string{networkIn(t, e.nodeClass, zone.ID)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	predecessor := deployUntagged(t, e, "node-y", zone.ID)
 	launch, err := e.create(t, inZone(nodeClaim("node-y", "gplarge"), zone.Name))
 	if err != nil {
 		t.Fatal(err)
@@ -293,14 +285,7 @@ func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 func TestAnAdoptedVMSharesNoTagCallWithLaunches(t *testing.T) {
 	e := newEnv(t)
 	zone := e.nodeClass.Status.Zones[0]
-	predecessor, err := e.api.DeployVirtualMachine(context.Background(), csapi.DeployRequest{
-		Name: "node-old", DisplayName: "node-old [karpenter:" + clusterName + "]", ZoneID: zone.ID,
-		ServiceOfferingID: offeringID(t, e, "gplarge"), TemplateID: e.nodeClass.Status.Templates[0].ID,
-		NetworkIDs: []string{networkIn(t, e.nodeClass, zone.ID)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	predecessor := deployUntagged(t, e, "node-old", zone.ID)
 	results := e.createAll(t, inZone(nodeClaim("node-old", "gplarge"), zone.Name), inZone(nodeClaim("node-new", "gplarge"), zone.Name))
 	for _, r := range results {
 		if r.err != nil {
@@ -319,6 +304,21 @@ func TestAnAdoptedVMSharesNoTagCallWithLaunches(t *testing.T) {
 			t.Errorf("createTags call for %v, want the adopted VM and the launch in separate calls", ids)
 		}
 	}
+}
+
+// deployUntagged is the crash before tagging: a predecessor's gplarge deploy for the NodeClaim
+// went in, with the owner mark, and the process died before it tagged the VM.
+func deployUntagged(t *testing.T, e *env, nodeClaim, zoneID string) csapi.Created {
+	t.Helper()
+	vm, err := e.api.DeployVirtualMachine(context.Background(), csapi.DeployRequest{
+		Name: nodeClaim, DisplayName: nodeClaim + " [karpenter:" + clusterName + "]", ZoneID: zoneID,
+		ServiceOfferingID: offeringID(t, e, "gplarge"), TemplateID: e.nodeClass.Status.Templates[0].ID,
+		NetworkIDs: []string{networkIn(t, e.nodeClass, zoneID)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vm
 }
 
 // networkIn is the NodeClass's network in a zone.
