@@ -12,6 +12,7 @@ KUBE_APISERVER := $(BIN)/kube-apiserver
 KUBE_CONTROLLER_MANAGER := $(BIN)/kube-controller-manager
 KUBE_SCHEDULER := $(BIN)/kube-scheduler
 KUBECTL := $(BIN)/kubectl
+KUBEADM := $(BIN)/kubeadm
 KWOK := $(BIN)/kwok
 KWOKCTL := $(BIN)/kwokctl
 CONTROLLER_GEN := $(BIN)/controller-gen
@@ -20,19 +21,29 @@ KARPENTER_KWOK := $(BIN)/karpenter-kwok
 STATICCHECK := $(BIN)/staticcheck
 
 # etcd and kube-apiserver come first: envtest needs only those two.
-TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) \
+TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) $(KUBEADM) \
 	$(KWOK) $(KWOKCTL) $(CONTROLLER_GEN) $(KIND) $(KARPENTER_KWOK) $(STATICCHECK)
 
 .PHONY: tools
-tools: $(TOOLS) ## Build the pinned cluster tools into ./bin (skips the ones already built)
+tools: $(TOOLS) cloud-init ## Build the pinned cluster tools into ./bin (skips the ones already built)
 
 # What `make test` and the e2e suites run: the tools above less kind, the KWOK provider
 # (benchmark baseline) and staticcheck, which would add minutes to a cold CI run for nothing.
-TEST_TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) \
+TEST_TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) $(KUBEADM) \
 	$(KWOK) $(KWOKCTL) $(CONTROLLER_GEN)
 
 .PHONY: test-tools
-test-tools: $(TEST_TOOLS) ## Build only the tools `make test` needs
+test-tools: $(TEST_TOOLS) cloud-init ## Build only the tools `make test` needs and check for cloud-init
+
+# cloud-init is Debian's package, not a Go module: installed with apt where this runs as root,
+# otherwise the script prints the command and fails. kubeadm and cloud-init judge the rendered
+# userdata in the bootstrap package's oracle tests, which never skip.
+CLOUD_INIT ?= cloud-init
+export CLOUD_INIT
+
+.PHONY: cloud-init
+cloud-init: ## Check for Debian's cloud-init, installing it with apt when root
+	@$(TOOLS_DIR)/cloud-init/ensure.sh
 
 # Any nested go.mod change sends every tool through toolbuild, which skips the unchanged ones
 # in well under a second each.

@@ -49,6 +49,7 @@ func catalog() []Tool {
 		kube("kube-controller-manager"),
 		kube("kube-scheduler"),
 		kube("kubectl"),
+		kube("kubeadm"),
 		{Name: "kwok", Dir: "kwok", Package: "sigs.k8s.io/kwok/cmd/kwok", Pin: "sigs.k8s.io/kwok"},
 		{Name: "kwokctl", Dir: "kwok", Package: "sigs.k8s.io/kwok/cmd/kwokctl", Pin: "sigs.k8s.io/kwok"},
 		{Name: "controller-gen", Dir: "controller-gen", Package: "sigs.k8s.io/controller-tools/cmd/controller-gen",
