@@ -65,7 +65,7 @@ func (r *recorder) Publish(evts ...events.Event) {
 
 type userData struct{}
 
-func (userData) UserData(context.Context, *v1.CloudStackNodeClass, *karpv1.NodeClaim, map[string]string) (string, error) {
+func (userData) UserData(context.Context, *v1.CloudStackNodeClass, *karpv1.NodeClaim, corev1.ResourceList, map[string]string) (string, error) {
 	return "I2Nsb3VkLWNvbmZpZw==", nil
 }
 

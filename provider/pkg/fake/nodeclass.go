@@ -45,7 +45,7 @@ func ReadyNodeClass(name string, instanceTypeName func(string) string) *v1.Cloud
 	}
 	for _, t := range w.templates {
 		if t.Name == "ubuntu-24.04-kube-v1.36" {
-			nc.Status.Templates = append(nc.Status.Templates, v1.Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Architecture: "amd64", Created: t.Created})
+			nc.Status.Templates = append(nc.Status.Templates, v1.Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Architecture: "amd64", Created: t.Created, Size: t.Size})
 		}
 	}
 	for _, so := range w.serviceOfferings {

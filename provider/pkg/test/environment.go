@@ -37,13 +37,12 @@ var binaries = []string{"kube-apiserver", "etcd"}
 // NewEnvironment starts etcd and kube-apiserver from KUBE_BIN_DIR (default <repo>/bin) with
 // the NodeClass CRD from the chart and Karpenter's own CRDs installed.
 func NewEnvironment() (*coretest.Environment, error) {
-	dir := binDir()
 	for _, name := range binaries {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			return nil, fmt.Errorf("finding %s in %s (set KUBE_BIN_DIR or run make tools), %w", name, dir, err)
+		if _, err := Binary(name); err != nil {
+			return nil, err
 		}
 	}
-	if err := os.Setenv("KUBEBUILDER_ASSETS", dir); err != nil {
+	if err := os.Setenv("KUBEBUILDER_ASSETS", binDir()); err != nil {
 		return nil, fmt.Errorf("setting KUBEBUILDER_ASSETS, %w", err)
 	}
 	crds, err := chartCRDs()
@@ -57,6 +56,16 @@ func NewEnvironment() (*coretest.Environment, error) {
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// Binary is a pinned tool of KUBE_BIN_DIR (default <repo>/bin); a missing one is an error
+// naming the fix, so that the tests needing it fail instead of skipping.
+func Binary(name string) (string, error) {
+	path := filepath.Join(binDir(), name)
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("finding %s in %s (set KUBE_BIN_DIR or run make tools), %w", name, binDir(), err)
+	}
+	return path, nil
 }
 
 func binDir() string {

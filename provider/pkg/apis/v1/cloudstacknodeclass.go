@@ -209,9 +209,19 @@ const (
 	BootstrapModeTemplate BootstrapMode = "template"
 )
 
+// KubeadmConfigVersion is a kubeadm.k8s.io API version.
+// +kubebuilder:validation:Enum=v1beta3;v1beta4
+type KubeadmConfigVersion string
+
+const (
+	KubeadmConfigV1beta3 KubeadmConfigVersion = "v1beta3"
+	KubeadmConfigV1beta4 KubeadmConfigVersion = "v1beta4"
+)
+
 // Bootstrap configures node registration.
 // +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'template' || (has(self.template) && size(self.template) > 0)",message="spec.bootstrap.template is required when spec.bootstrap.mode is template: set the Go template that renders the userdata"
 // +kubebuilder:validation:XValidation:rule="!has(self.template) || (has(self.mode) && self.mode == 'template')",message="spec.bootstrap.template is only used in template mode: set spec.bootstrap.mode to template or remove the template"
+// +kubebuilder:validation:XValidation:rule="!has(self.kubeadmConfigVersion) || !has(self.mode) || self.mode == 'kubeadm'",message="spec.bootstrap.kubeadmConfigVersion is only used in kubeadm mode: remove it or set spec.bootstrap.mode to kubeadm"
 type Bootstrap struct {
 	// Mode is kubeadm (the provider renders a kubeadm join) or template (your Go template).
 	// +kubebuilder:default=kubeadm
@@ -221,6 +231,11 @@ type Bootstrap struct {
 	// +kubebuilder:validation:MaxLength=65536
 	// +optional
 	Template string `json:"template,omitempty"`
+	// KubeadmConfigVersion is the kubeadm API version of the JoinConfiguration (mode kubeadm):
+	// v1beta4 (kubeadm 1.31 and later, the default) or v1beta3 for templates with an older
+	// kubeadm.
+	// +optional
+	KubeadmConfigVersion KubeadmConfigVersion `json:"kubeadmConfigVersion,omitempty"`
 	// APIServerEndpoint overrides the auto-detected host:port nodes join.
 	// +kubebuilder:validation:Pattern=`^[^/\s]+:[0-9]+$`
 	// +optional

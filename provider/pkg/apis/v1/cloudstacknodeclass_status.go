@@ -82,6 +82,10 @@ type Template struct {
 	// Created is CloudStack's creation time, used to pick the newest.
 	// +optional
 	Created string `json:"created,omitempty"`
+	// Size is the template's virtual size in bytes, the root disk of a VM deployed without
+	// rootdisksize.
+	// +optional
+	Size int64 `json:"size,omitempty"`
 }
 
 // ServiceOffering is a resolved compute offering.

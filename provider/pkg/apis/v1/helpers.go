@@ -33,3 +33,12 @@ func (in *CloudStackNodeClass) BootstrapMode() BootstrapMode {
 	}
 	return in.Spec.Bootstrap.Mode
 }
+
+// KubeadmConfigVersion is the JoinConfiguration version kubeadm mode renders, v1beta4 unless
+// spec.bootstrap.kubeadmConfigVersion says otherwise.
+func (in *CloudStackNodeClass) KubeadmConfigVersion() KubeadmConfigVersion {
+	if in.Spec.Bootstrap == nil || in.Spec.Bootstrap.KubeadmConfigVersion == "" {
+		return KubeadmConfigV1beta4
+	}
+	return in.Spec.Bootstrap.KubeadmConfigVersion
+}

@@ -44,7 +44,7 @@ func launched() *karpv1.NodeClaim {
 	GinkgoHelper()
 	nodeClaim := coretest.NodeClaim()
 	ExpectApplied(ctx, env.Client, nodeClaim)
-	lo.Must(userData.UserData(ctx, test.NodeClass(), nodeClaim, nil))
+	lo.Must(userData.UserData(ctx, test.NodeClass(), nodeClaim, nil, nil))
 	return nodeClaim
 }
 

@@ -26,12 +26,14 @@ import (
 
 	"github.com/patrickmn/go-cache"
 	"github.com/samber/lo"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/reservation"
 )
 
 // ClusterCacheTTL bounds how long the CA pins and API endpoint are reused between launches:
@@ -47,9 +49,10 @@ const (
 // Provider renders userdata.
 type Provider interface {
 	// UserData returns the base64 userdata of one launch. nodeClaim is the NodeClaim being
-	// launched (its name is the VM name); labels are what the launch decided on top of the
+	// launched (its name is the VM name); capacity is the launched instance type's, from which
+	// the kubelet's reservations follow; labels are what the launch decided on top of the
 	// NodeClaim's own labels (instance type, zone, capacity type, architecture).
-	UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, labels map[string]string) (string, error)
+	UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error)
 }
 
 // DefaultProvider mints tokens as Secrets through kubeClient.
@@ -69,11 +72,17 @@ func NewDefaultProvider(kubeClient client.Client, restConfig *rest.Config, clk c
 	return &DefaultProvider{kubeClient: kubeClient, restConfig: restConfig, clock: clk, cluster: clusterCache, apiServerEndpoint: apiServerEndpoint}
 }
 
-func (p *DefaultProvider) UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, labels map[string]string) (string, error) {
-	data, err := p.data(ctx, nodeClass, nodeClaim, labels)
+func (p *DefaultProvider) UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error) {
+	data, err := p.data(ctx, nodeClass, nodeClaim, capacity, labels)
 	if err != nil {
 		return "", err
 	}
+	return compose(nodeClass, data)
+}
+
+// compose renders the NodeClass's bootstrap with data, merges spec.userData and encodes the
+// result for deployVirtualMachine.
+func compose(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
 	rendered, err := render(nodeClass, data)
 	if err != nil {
 		return "", err
@@ -89,10 +98,10 @@ func render(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
 	if nodeClass.BootstrapMode() == v1.BootstrapModeTemplate {
 		return renderTemplate(nodeClass.Spec.Bootstrap.Template, data)
 	}
-	return renderKubeadm(data)
+	return renderKubeadm(data, nodeClass.KubeadmConfigVersion())
 }
 
-func (p *DefaultProvider) data(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, labels map[string]string) (*Data, error) {
+func (p *DefaultProvider) data(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (*Data, error) {
 	endpoint, err := p.endpoint(ctx, nodeClass)
 	if err != nil {
 		return nil, err
@@ -114,6 +123,7 @@ func (p *DefaultProvider) data(ctx context.Context, nodeClass *v1.CloudStackNode
 		Labels:            registrationLabels(lo.Assign(nodeClaim.Labels, labels)),
 		Taints:            registrationTaints(nodeClaim),
 		Kubelet:           nodeClass.Spec.Kubelet,
+		Reservations:      reservation.For(nodeClass.Spec.Kubelet, capacity.Cpu().Value()),
 	}
 	d.KubeletArgs = kubeletArgs(d)
 	return d, nil

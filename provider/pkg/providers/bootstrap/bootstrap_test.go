@@ -34,6 +34,7 @@ import (
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,6 +45,12 @@ import (
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
+
+// gpLarge is the capacity of a 4-core, 8 GiB instance type.
+var gpLarge = corev1.ResourceList{
+	corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"),
+	corev1.ResourcePods: resource.MustParse("110"), corev1.ResourceEphemeralStorage: resource.MustParse("20Gi"),
+}
 
 // decode reverses encode, inflating gzip as cloud-init does.
 func decode(userData string) string {
@@ -91,7 +98,7 @@ var _ = Describe("UserData", func() {
 	})
 
 	It("mints a bootstrap token Secret owned by the NodeClaim", func() {
-		userData, err := provider.UserData(ctx, nodeClass, nodeClaim, nil)
+		userData, err := provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)
 		Expect(err).ToNot(HaveOccurred())
 		secrets := tokenSecrets()
 		Expect(secrets).To(HaveLen(1))
@@ -108,10 +115,10 @@ var _ = Describe("UserData", func() {
 		Expect(decode(userData)).To(ContainSubstring("token: " + string(s.Data[KeyTokenID]) + "." + string(s.Data[KeyTokenSecret])))
 	})
 	It("reuses the token of a retried launch, and renews one about to expire", func() {
-		first := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))
-		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))).To(Equal(first))
+		first := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
+		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(Equal(first))
 		clk.Step(TokenTTL - tokenReuseMargin + time.Minute)
-		renewed := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))
+		renewed := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
 		Expect(renewed).ToNot(Equal(first))
 		Expect(tokenSecrets()).To(HaveLen(1))
 	})
@@ -120,7 +127,7 @@ var _ = Describe("UserData", func() {
 		cert, err := x509.ParseCertificate(block.Bytes)
 		Expect(err).ToNot(HaveOccurred())
 		sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
-		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))
+		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
 		Expect(userData).To(ContainSubstring("sha256:" + hex.EncodeToString(sum[:])))
 	})
 	It("joins the address the API server advertises for the kubernetes service", func() {
@@ -135,12 +142,12 @@ var _ = Describe("UserData", func() {
 	})
 	It("prefers spec.bootstrap.apiServerEndpoint, then the operator option", func() {
 		provider = NewDefaultProvider(env.Client, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "operator.example:6443")
-		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))).To(ContainSubstring("apiServerEndpoint: operator.example:6443"))
+		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("apiServerEndpoint: operator.example:6443"))
 		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeKubeadm, APIServerEndpoint: "lb.example:6443"}
-		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))).To(ContainSubstring("apiServerEndpoint: lb.example:6443"))
+		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("apiServerEndpoint: lb.example:6443"))
 	})
 	It("carries the registration contract and the launch's labels", func() {
-		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, map[string]string{corev1.LabelTopologyZone: "zone-a"})))
+		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, map[string]string{corev1.LabelTopologyZone: "zone-a"})))
 		Expect(strings.SplitN(userData, "\n", 2)[0]).To(Equal("## template: jinja"))
 		Expect(userData).To(ContainSubstring("name: " + nodeClaim.Name))
 		Expect(userData).To(ContainSubstring("value: external-cloudstack://{{ ds.meta_data.instance_id }}"))
@@ -150,7 +157,7 @@ var _ = Describe("UserData", func() {
 	It("renders template mode with the same data, merged with spec.userData", func() {
 		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: "#!/bin/sh\nkubelet {{ .KubeletFlags }} --hostname-override={{ .NodeName }}\n"}
 		nodeClass.Spec.UserData = lo.ToPtr("#cloud-config\npackages: [jq]\n")
-		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil)))
+		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
 		Expect(userData).To(ContainSubstring("Content-Type: text/cloud-config"))
 		Expect(userData).To(ContainSubstring("packages: [jq]"))
 		Expect(userData).To(ContainSubstring("kubelet --provider-id=external-cloudstack://{{ ds.meta_data.instance_id }} --node-labels=" + joinPairs(nodeClaim.Labels, "=") + " "))
@@ -158,13 +165,13 @@ var _ = Describe("UserData", func() {
 	})
 	It("names spec.userData when it is not a cloud-init document", func() {
 		nodeClass.Spec.UserData = lo.ToPtr("just text")
-		_, err := provider.UserData(ctx, nodeClass, nodeClaim, nil)
+		_, err := provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)
 		Expect(err).To(MatchError(HavePrefix("spec.userData must be a cloud-init document")))
 	})
 	It("gzips userdata that would not fit CloudStack's limit", func() {
 		big := "#!/bin/sh\n" + strings.Repeat("echo 'the same line compresses well'\n", 1500)
 		nodeClass.Spec.UserData = &big
-		userData := lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, nil))
+		userData := lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
 		Expect(len(userData)).To(BeNumerically("<=", MaxUserDataLength))
 		raw := lo.Must(base64.StdEncoding.DecodeString(userData))
 		Expect(raw[:2]).To(Equal([]byte{0x1f, 0x8b}))
@@ -173,7 +180,7 @@ var _ = Describe("UserData", func() {
 	It("names spec.userData when even gzip cannot make it fit", func() {
 		big := "#!/bin/sh\n# " + base64.StdEncoding.EncodeToString(incompressible(40000)) + "\n"
 		nodeClass.Spec.UserData = &big
-		_, err := provider.UserData(ctx, nodeClass, nodeClaim, nil)
+		_, err := provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)
 		Expect(err).To(MatchError(ContainSubstring("shorten spec.userData")))
 	})
 })

@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/reservation"
 )
 
 // ProviderID is the node's providerID as cloud-init renders it: the CCM's form, with the VM
@@ -32,15 +33,10 @@ import (
 const ProviderID = "external-cloudstack://{{ ds.meta_data.instance_id }}"
 
 // Data is what both bootstrap modes render. In template mode spec.bootstrap.template is a Go
-// text/template executed with a *Data, for example:
-//
-//	#!/bin/bash
-//	kubeadm join {{ .APIServerEndpoint }} --token {{ .Token }} \
-//	  {{ range .CACertHashes }}--discovery-token-ca-cert-hash {{ . }} {{ end }}--node-name {{ .NodeName }}
-//	echo 'KUBELET_EXTRA_ARGS={{ .KubeletFlags }}' > /etc/default/kubelet
-//
-// A template that leaves out the labels, the taints or the providerID produces nodes that
-// never register with Karpenter.
+// text/template executed with a *Data; provider/docs/nodeclass.md shows the examples the tests
+// hand to cloud-init and kubeadm. A template that leaves out the labels, the taints or the
+// providerID produces nodes that never register with Karpenter, and one without the
+// "## template: jinja" header registers them without the VM's uuid.
 type Data struct {
 	// NodeName is the VM name, the NodeClaim name and the hostname.
 	NodeName string
@@ -59,6 +55,9 @@ type Data struct {
 	Taints []corev1.Taint
 	// Kubelet is spec.kubelet; nil when the NodeClass sets none.
 	Kubelet *v1.KubeletConfiguration
+	// Reservations are max pods, kube-reserved, system-reserved and the hard eviction
+	// thresholds of the launched instance type, the ones its allocatable was computed with.
+	Reservations reservation.Reservations
 	// KubeletArgs are every kubelet flag above as name/value pairs, in a stable order.
 	KubeletArgs []Arg
 }
@@ -78,34 +77,23 @@ func (d *Data) KubeletFlags() string {
 	return strings.Join(flags, " ")
 }
 
-// kubeletArgs derives the flags from the data, so both modes carry the same registration.
+// kubeletArgs derives the flags from the data, so both modes carry the same registration and
+// hold back exactly what the instance type's allocatable leaves out.
 func kubeletArgs(d *Data) []Arg {
 	args := []Arg{{Name: "provider-id", Value: d.ProviderID}}
 	if len(d.Labels) > 0 {
 		args = append(args, Arg{Name: "node-labels", Value: joinPairs(d.Labels, "=")})
 	}
 	args = append(args, Arg{Name: "register-with-taints", Value: joinTaints(d.Taints)})
-	k := d.Kubelet
-	if k == nil {
-		return args
+	r := d.Reservations
+	args = append(args,
+		Arg{Name: "max-pods", Value: fmt.Sprint(r.MaxPods)},
+		Arg{Name: "kube-reserved", Value: joinPairs(r.KubeReserved, "=")})
+	if len(r.SystemReserved) > 0 {
+		args = append(args, Arg{Name: "system-reserved", Value: joinPairs(r.SystemReserved, "=")})
 	}
-	if k.MaxPods != nil {
-		args = append(args, Arg{Name: "max-pods", Value: fmt.Sprint(*k.MaxPods)})
-	}
-	for _, flag := range []struct {
-		name   string
-		values map[string]string
-		sep    string
-	}{
-		{"kube-reserved", k.KubeReserved, "="},
-		{"system-reserved", k.SystemReserved, "="},
-		{"eviction-hard", k.EvictionHard, "<"},
-	} {
-		if len(flag.values) > 0 {
-			args = append(args, Arg{Name: flag.name, Value: joinPairs(flag.values, flag.sep)})
-		}
-	}
-	if len(k.ClusterDNS) > 0 {
+	args = append(args, Arg{Name: "eviction-hard", Value: joinPairs(r.EvictionHard, "<")})
+	if k := d.Kubelet; k != nil && len(k.ClusterDNS) > 0 {
 		args = append(args, Arg{Name: "cluster-dns", Value: strings.Join(k.ClusterDNS, ",")})
 	}
 	return args

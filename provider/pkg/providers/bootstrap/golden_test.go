@@ -20,14 +20,17 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/yaml"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/reservation"
 )
 
 // update rewrites the golden files: go test ./provider/pkg/providers/bootstrap/ -update
@@ -47,6 +50,13 @@ func expectGolden(name, got string) {
 }
 
 func goldenData() *Data {
+	kubelet := &v1.KubeletConfiguration{
+		MaxPods:        lo.ToPtr[int32](58),
+		KubeReserved:   map[string]string{"cpu": "100m", "memory": "512Mi"},
+		SystemReserved: map[string]string{"memory": "256Mi"},
+		EvictionHard:   map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"},
+		ClusterDNS:     []string{"10.96.0.10"},
+	}
 	d := &Data{
 		NodeName:          "general-x7k2p",
 		APIServerEndpoint: "10.0.0.10:6443",
@@ -64,55 +74,82 @@ func goldenData() *Data {
 			Taints:        []corev1.Taint{{Key: "dedicated", Value: "data", Effect: corev1.TaintEffectNoSchedule}},
 			StartupTaints: []corev1.Taint{{Key: "node.cilium.io/agent-not-ready", Effect: corev1.TaintEffectNoExecute}},
 		}}),
-		Kubelet: &v1.KubeletConfiguration{
-			MaxPods:        lo.ToPtr[int32](58),
-			KubeReserved:   map[string]string{"cpu": "100m", "memory": "512Mi"},
-			SystemReserved: map[string]string{"memory": "256Mi"},
-			EvictionHard:   map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"},
-			ClusterDNS:     []string{"10.96.0.10"},
-		},
+		Kubelet:      kubelet,
+		Reservations: reservation.For(kubelet, 4),
 	}
 	d.KubeletArgs = kubeletArgs(d)
 	return d
 }
 
-// exampleTemplate is the template documented on Data.
-const exampleTemplate = `#!/bin/bash
-kubeadm join {{ .APIServerEndpoint }} --token {{ .Token }} \
-  {{ range .CACertHashes }}--discovery-token-ca-cert-hash {{ . }} {{ end }}--node-name {{ .NodeName }}
-echo 'KUBELET_EXTRA_ARGS={{ .KubeletFlags }}' > /etc/default/kubelet
-`
+// documentedTemplates are the template-mode examples of provider/docs/nodeclass.md, each the
+// YAML block after a `<!-- template example: <name> -->` line: the tests render exactly what
+// users copy.
+func documentedTemplates() map[string]string {
+	GinkgoHelper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "nodeclass.md"))
+	Expect(err).ToNot(HaveOccurred())
+	examples := map[string]string{}
+	for _, m := range templateExample.FindAllStringSubmatch(string(doc), -1) {
+		var fragment struct {
+			Bootstrap v1.Bootstrap `json:"bootstrap"`
+		}
+		Expect(yaml.Unmarshal([]byte(m[2]), &fragment)).To(Succeed(), "template example %s", m[1])
+		Expect(fragment.Bootstrap.Template).ToNot(BeEmpty(), "template example %s has no bootstrap.template", m[1])
+		examples[m[1]] = fragment.Bootstrap.Template
+	}
+	Expect(examples).To(HaveKey("script"))
+	Expect(examples).To(HaveKey("cloud-config"))
+	return examples
+}
+
+var templateExample = regexp.MustCompile("(?s)<!-- template example: ([a-z-]+) -->\n```yaml\n(.*?)```")
 
 var _ = Describe("Golden userdata", func() {
 	It("renders a kubeadm v1beta4 JoinConfiguration", func() {
-		expectGolden("kubeadm.golden", lo.Must(renderKubeadm(goldenData())))
+		expectGolden("kubeadm.golden", lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4)))
 	})
-	It("renders a user template with the same data", func() {
-		expectGolden("template.golden", lo.Must(renderTemplate(exampleTemplate, goldenData())))
+	It("renders a kubeadm v1beta3 JoinConfiguration, kubeletExtraArgs as a map", func() {
+		expectGolden("kubeadm-v1beta3.golden", lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta3)))
+	})
+	It("renders every documented template with the same data", func() {
+		for name, template := range documentedTemplates() {
+			expectGolden("template-"+name+".golden", lo.Must(renderTemplate(template, goldenData())))
+		}
 	})
 	It("merges a user cloud-config before the join", func() {
-		ours := lo.Must(renderKubeadm(goldenData()))
-		expectGolden("merged-cloud-config.golden", lo.Must(merge("#cloud-config\npackages: [jq]\n", ours)))
+		ours := lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4))
+		expectGolden("merged-cloud-config.golden", lo.Must(merge(userCloudConfig, ours)))
 	})
 	It("merges a user script before the join", func() {
-		ours := lo.Must(renderKubeadm(goldenData()))
-		expectGolden("merged-script.golden", lo.Must(merge("#!/bin/bash\nmodprobe br_netfilter\n", ours)))
+		ours := lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4))
+		expectGolden("merged-script.golden", lo.Must(merge(userScript, ours)))
 	})
 	It("keeps every part of a user MIME archive", func() {
-		user := "Content-Type: multipart/mixed; boundary=\"XYZ\"\nMIME-Version: 1.0\n\n" +
-			"--XYZ\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho one\n" +
-			"--XYZ\nContent-Type: text/cloud-config\nContent-Transfer-Encoding: base64\n\nI2Nsb3VkLWNvbmZpZwpydW5jbWQ6IFtbZWNobywgdHdvXV0K\n" +
-			"--XYZ--\n"
-		ours := lo.Must(renderKubeadm(goldenData()))
-		expectGolden("merged-multipart.golden", lo.Must(merge(user, ours)))
+		ours := lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4))
+		expectGolden("merged-multipart.golden", lo.Must(merge(userMIME, ours)))
 	})
 })
 
+// The user userData of the merged shapes.
+const (
+	userCloudConfig = "#cloud-config\npackages: [jq]\n"
+	userScript      = "#!/bin/bash\nmodprobe br_netfilter\n"
+	userMIME        = "Content-Type: multipart/mixed; boundary=\"XYZ\"\nMIME-Version: 1.0\n\n" +
+		"--XYZ\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho one\n" +
+		"--XYZ\nContent-Type: text/cloud-config\nContent-Transfer-Encoding: base64\n\nI2Nsb3VkLWNvbmZpZwpydW5jbWQ6IFtbZWNobywgdHdvXV0K\n" +
+		"--XYZ--\n"
+)
+
 var _ = Describe("kubeletArgs", func() {
-	It("carries only the registration contract without kubelet settings", func() {
+	It("always carries the reservations the instance type's allocatable was computed with", func() {
 		d := goldenData()
 		d.Kubelet = nil
-		Expect(lo.Map(kubeletArgs(d), func(a Arg, _ int) string { return a.Name })).To(Equal([]string{"provider-id", "node-labels", "register-with-taints"}))
+		d.Reservations = reservation.For(nil, 4)
+		args := lo.SliceToMap(kubeletArgs(d), func(a Arg) (string, string) { return a.Name, a.Value })
+		Expect(lo.Keys(args)).To(ConsistOf("provider-id", "node-labels", "register-with-taints", "max-pods", "kube-reserved", "eviction-hard"))
+		Expect(args).To(HaveKeyWithValue("max-pods", "110"))
+		Expect(args).To(HaveKeyWithValue("kube-reserved", "cpu=80m,ephemeral-storage=1Gi,memory=1465Mi"))
+		Expect(args).To(HaveKeyWithValue("eviction-hard", "memory.available<100Mi,nodefs.available<10%"))
 	})
 	It("leaves out labels the kubelet may not set, keeps the ones it may", func() {
 		Expect(registrationLabels(map[string]string{

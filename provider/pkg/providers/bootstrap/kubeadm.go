@@ -22,7 +22,10 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/samber/lo"
 	"sigs.k8s.io/yaml"
+
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
 // joinConfigPath is written by cloud-init and read by kubeadm join; it holds the token.
@@ -49,7 +52,8 @@ runcmd:
 - [kubeadm, join, --config, {{ .Path }}]
 `))
 
-// joinConfiguration is kubeadm's v1beta4 JoinConfiguration, the fields the provider sets.
+// joinConfiguration is kubeadm's JoinConfiguration, the fields the provider sets. Its
+// kubeletExtraArgs are a list of {name, value} in v1beta4 and a map in v1beta3.
 type joinConfiguration struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
@@ -62,19 +66,22 @@ type joinConfiguration struct {
 	} `json:"discovery"`
 	NodeRegistration struct {
 		Name             string `json:"name"`
-		KubeletExtraArgs []Arg  `json:"kubeletExtraArgs"`
+		KubeletExtraArgs any    `json:"kubeletExtraArgs"`
 		// Taints is empty rather than absent: absent makes kubeadm add its own defaults.
 		Taints []struct{} `json:"taints"`
 	} `json:"nodeRegistration"`
 }
 
-func renderKubeadm(d *Data) (string, error) {
-	jc := joinConfiguration{APIVersion: "kubeadm.k8s.io/v1beta4", Kind: "JoinConfiguration"}
+func renderKubeadm(d *Data, version v1.KubeadmConfigVersion) (string, error) {
+	jc := joinConfiguration{APIVersion: "kubeadm.k8s.io/" + string(version), Kind: "JoinConfiguration"}
 	jc.Discovery.BootstrapToken.APIServerEndpoint = d.APIServerEndpoint
 	jc.Discovery.BootstrapToken.Token = d.Token
 	jc.Discovery.BootstrapToken.CACertHashes = d.CACertHashes
 	jc.NodeRegistration.Name = d.NodeName
 	jc.NodeRegistration.KubeletExtraArgs = d.KubeletArgs
+	if version == v1.KubeadmConfigV1beta3 {
+		jc.NodeRegistration.KubeletExtraArgs = lo.SliceToMap(d.KubeletArgs, func(a Arg) (string, string) { return a.Name, a.Value })
+	}
 	jc.NodeRegistration.Taints = []struct{}{}
 	doc, err := yaml.Marshal(jc)
 	if err != nil {

@@ -180,7 +180,7 @@ func regionOf(c candidate) string {
 }
 
 func (p *DefaultProvider) deployRequest(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, c candidate, labels map[string]string) (csapi.DeployRequest, error) {
-	userData, err := p.userData.UserData(ctx, nodeClass, nodeClaim, labels)
+	userData, err := p.userData.UserData(ctx, nodeClass, nodeClaim, c.instanceType.Capacity, labels)
 	if err != nil {
 		return csapi.DeployRequest{}, fmt.Errorf("rendering userdata, %w", err)
 	}

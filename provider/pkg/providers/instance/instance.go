@@ -26,6 +26,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	gocache "github.com/patrickmn/go-cache"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -87,7 +88,7 @@ func newInstance(vm *cloudstack.VirtualMachine) *Instance {
 
 // UserDataProvider renders the base64 userdata of a launch (the bootstrap provider).
 type UserDataProvider interface {
-	UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, labels map[string]string) (string, error)
+	UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error)
 }
 
 // AffinityGroupProvider returns the NodePool's affinity group, creating it on first use.

@@ -65,7 +65,7 @@ type recordingUserData struct {
 	labels []map[string]string
 }
 
-func (r *recordingUserData) UserData(_ context.Context, _ *v1.CloudStackNodeClass, _ *karpv1.NodeClaim, labels map[string]string) (string, error) {
+func (r *recordingUserData) UserData(_ context.Context, _ *v1.CloudStackNodeClass, _ *karpv1.NodeClaim, _ corev1.ResourceList, labels map[string]string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.labels = append(r.labels, labels)

@@ -70,22 +70,31 @@ func (p *DefaultProvider) List(_ context.Context, nodeClass *v1.CloudStackNodeCl
 		return c.types, nil
 	}
 	CacheLookups.WithLabelValues("miss").Inc()
-	types := p.build(nodeClass)
+	types, err := p.build(nodeClass)
+	if err != nil {
+		return nil, err
+	}
 	p.cache[nodeClass.Name] = cached{key: key, types: types}
 	return types, nil
 }
 
-func (p *DefaultProvider) build(nodeClass *v1.CloudStackNodeClass) []*cloudprovider.InstanceType {
+func (p *DefaultProvider) build(nodeClass *v1.CloudStackNodeClass) ([]*cloudprovider.InstanceType, error) {
 	zones := launchableZones(nodeClass)
 	archs := architectures(nodeClass)
 	var types []*cloudprovider.InstanceType
 	for _, offering := range nodeClass.Status.ServiceOfferings {
 		offeringZones := zonesOf(offering, zones)
 		for _, s := range shapes(offering) {
-			types = append(types, p.newInstanceType(nodeClass, offering, s, offeringZones, archs))
+			it, offerable, err := p.newInstanceType(nodeClass, offering, s, offeringZones, archs)
+			if err != nil {
+				return nil, fmt.Errorf("NodeClass %s, %w", nodeClass.Name, err)
+			}
+			if offerable {
+				types = append(types, it)
+			}
 		}
 	}
-	return types
+	return types, nil
 }
 
 // launchableZones are the zones with both a network and a template: an offering elsewhere

@@ -126,7 +126,7 @@ func TestCustomOfferingBecomesSyntheticSizes(t *testing.T) {
 	p, _, nc := setup(t)
 	types, _ := p.List(context.Background(), nc)
 	all := byName(types)
-	for _, name := range []string{"custom-1c1g", "custom-4c16g", "custom-16c64g"} {
+	for _, name := range []string{"custom-1c2g", "custom-4c16g", "custom-16c64g"} {
 		if all[name] == nil {
 			t.Errorf("missing synthetic size %s", name)
 		}
@@ -135,6 +135,11 @@ func TestCustomOfferingBecomesSyntheticSizes(t *testing.T) {
 		if all[name] != nil {
 			t.Errorf("%s lies outside the offering's bounds (max 16 vCPU, 64 GiB)", name)
 		}
+	}
+	// 1 GiB holds less than kube-reserved for 110 pods (255Mi + 11Mi x 110) plus eviction.
+	if all["custom-1c1g"] != nil {
+		memory := all["custom-1c1g"].Allocatable()[corev1.ResourceMemory]
+		t.Errorf("custom-1c1g is offered with allocatable memory %v", memory.String())
 	}
 	if it := all["custom-4c16g"]; it.Requirements.Get(v1.LabelCustomOffering).Any() != "true" || it.Capacity.Memory().Value() != 16<<30 {
 		t.Errorf("custom-4c16g has wrong labels or memory: %v", it.Capacity.Memory())
@@ -187,5 +192,68 @@ func TestGPUNameBecomesAValidLabelValue(t *testing.T) {
 	}
 	if errs := validation.IsValidLabelValue(req.Values()[0]); len(errs) > 0 {
 		t.Fatalf("invalid label value: %v", errs)
+	}
+}
+
+func TestTypesWithoutRoomForPodsAreNotOffered(t *testing.T) {
+	p, _, nc := setup(t)
+	types, err := p.List(context.Background(), nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range types {
+		allocatable := it.Allocatable()
+		if allocatable.Cpu().Cmp(resource.MustParse("100m")) < 0 || allocatable.Memory().Cmp(resource.MustParse("256Mi")) < 0 {
+			t.Errorf("%s is offered with allocatable cpu %v, memory %v", it.Name, allocatable.Cpu(), allocatable.Memory())
+		}
+	}
+	// Fewer pods reserve less memory: 255Mi + 11Mi x 8 leaves 1 GiB room for pods.
+	nc.Spec.Kubelet = &v1.KubeletConfiguration{MaxPods: new(int32(8))}
+	nc.Generation++
+	types, _ = p.List(context.Background(), nc)
+	small := byName(types)["custom-1c1g"]
+	if small == nil {
+		t.Fatal("custom-1c1g is not offered with maxPods 8")
+	}
+	if got, want := small.Allocatable()[corev1.ResourceMemory], resource.MustParse(fmt.Sprintf("%dMi", 1024-255-88-100)); !got.Equal(want) {
+		t.Errorf("custom-1c1g allocatable memory %v, want %v", got.String(), want.String())
+	}
+}
+
+func TestEphemeralStorageFollowsTheRootDisk(t *testing.T) {
+	p, _, nc := setup(t)
+	// The nodefs.available threshold is the kubelet's: a float32 fraction of the disk in bytes.
+	for _, tc := range []struct {
+		name      string
+		change    func()
+		capacity  string
+		threshold int64
+	}{
+		{"the smallest template of the NodeClass", func() {
+			nc.Status.Templates[0].Size = 12 << 30
+		}, "12Gi", 1288490208},
+		{"spec.rootDiskSize over the templates", func() {
+			nc.Spec.RootDiskSize = new(int64(80))
+		}, "80Gi", 8589934720},
+		{"a percentage of the disk held back from eviction", func() {
+			nc.Spec.Kubelet = &v1.KubeletConfiguration{EvictionHard: map[string]string{"nodefs.available": "25%"}}
+		}, "80Gi", 20 << 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.change()
+			nc.Generation++
+			types, err := p.List(context.Background(), nc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			large := byName(types)["gplarge"]
+			capacity := large.Capacity[corev1.ResourceEphemeralStorage]
+			if !capacity.Equal(resource.MustParse(tc.capacity)) {
+				t.Fatalf("ephemeral-storage capacity %v, want %s", capacity.String(), tc.capacity)
+			}
+			if eviction := large.Overhead.EvictionThreshold[corev1.ResourceEphemeralStorage]; eviction.Value() != tc.threshold {
+				t.Errorf("nodefs eviction threshold %d bytes, want %d", eviction.Value(), tc.threshold)
+			}
+		})
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/scheduling"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/reservation"
 )
 
 // OSLinux is the only operating system the provider's templates run.
@@ -43,7 +44,9 @@ func (p *DefaultProvider) Region(zoneName string) string {
 	return zoneName
 }
 
-func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape, zones []v1.Zone, archs []string) *cloudprovider.InstanceType {
+// newInstanceType builds one instance type; ok is false when its allocatable would be below
+// the reservation package's floors, so that no NodeClaim is promised a node without room.
+func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape, zones []v1.Zone, archs []string) (*cloudprovider.InstanceType, bool, error) {
 	zoneNames, regions := make([]string, len(zones)), map[string]bool{}
 	for i, z := range zones {
 		zoneNames[i] = z.Name
@@ -62,19 +65,19 @@ func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, off
 			Available: !p.unavailable.IsUnavailable(s.name, z.Name),
 		})
 	}
-	capacity, maxPods := capacityOf(nodeClass, offering, s)
-	kubeReserved, systemReserved, eviction := overhead(nodeClass.Spec.Kubelet, s.cpu, maxPods, capacity[corev1.ResourceEphemeralStorage])
-	return &cloudprovider.InstanceType{
+	capacity := Capacity(nodeClass, offering.GPUs, s.cpu, s.memoryMiB)
+	overhead, err := reservation.For(nodeClass.Spec.Kubelet, s.cpu).Overhead(capacity)
+	if err != nil {
+		return nil, false, err
+	}
+	it := &cloudprovider.InstanceType{
 		Name:         s.name,
 		Requirements: requirements(offering, s, zoneNames, keys(regions), archs),
 		Offerings:    offerings,
 		Capacity:     capacity,
-		Overhead: &cloudprovider.InstanceTypeOverhead{
-			KubeReserved:      kubeReserved,
-			SystemReserved:    systemReserved,
-			EvictionThreshold: eviction,
-		},
+		Overhead:     overhead,
 	}
+	return it, reservation.Offerable(it.Allocatable()), nil
 }
 
 // requirements define every well-known label, with DoesNotExist where the type has no value.
@@ -114,25 +117,19 @@ func requirements(offering v1.ServiceOffering, s shape, zones, regions, archs []
 	return reqs
 }
 
-func capacityOf(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape) (corev1.ResourceList, int64) {
-	maxPods := int64(DefaultMaxPods)
-	if k := nodeClass.Spec.Kubelet; k != nil && k.MaxPods != nil {
-		maxPods = int64(*k.MaxPods)
-	}
-	diskGiB := int64(DefaultRootDiskGiB)
-	if nodeClass.Spec.RootDiskSize != nil {
-		diskGiB = *nodeClass.Spec.RootDiskSize
-	}
+// Capacity is what the kubelet of a node of this shape reports: the offering's cores, memory
+// and GPUs, max pods, and the root disk the launch asks for as ephemeral storage.
+func Capacity(nodeClass *v1.CloudStackNodeClass, gpus, cpus, memoryMiB int64) corev1.ResourceList {
 	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:              *resource.NewQuantity(s.cpu, resource.DecimalSI),
-		corev1.ResourceMemory:           *resource.NewQuantity(s.memoryMiB*1024*1024, resource.BinarySI),
-		corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
-		corev1.ResourceEphemeralStorage: *resource.NewQuantity(diskGiB*1024*1024*1024, resource.BinarySI),
+		corev1.ResourceCPU:              *resource.NewQuantity(cpus, resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity(memoryMiB*1024*1024, resource.BinarySI),
+		corev1.ResourcePods:             *resource.NewQuantity(reservation.MaxPods(nodeClass.Spec.Kubelet), resource.DecimalSI),
+		corev1.ResourceEphemeralStorage: reservation.RootDisk(nodeClass),
 	}
-	if offering.GPUs > 0 {
-		capacity[v1.ResourceGPU] = *resource.NewQuantity(offering.GPUs, resource.DecimalSI)
+	if gpus > 0 {
+		capacity[v1.ResourceGPU] = *resource.NewQuantity(gpus, resource.DecimalSI)
 	}
-	return capacity, maxPods
+	return capacity
 }
 
 func keys(m map[string]bool) []string {

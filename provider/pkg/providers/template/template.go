@@ -80,7 +80,7 @@ func (p *DefaultProvider) Resolve(ctx context.Context, nodeClass *v1.CloudStackN
 	sort.SliceStable(matched, func(i, j int) bool { return newer(matched[i], matched[j]) })
 	newest := lo.UniqBy(matched, func(t *cloudstack.Template) string { return t.Zoneid + "/" + architectures[t.Arch] })
 	return lo.Map(newest, func(t *cloudstack.Template, _ int) v1.Template {
-		return v1.Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Architecture: architectures[t.Arch], Created: t.Created}
+		return v1.Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Architecture: architectures[t.Arch], Created: t.Created, Size: t.Size}
 	}), nil
 }
 
