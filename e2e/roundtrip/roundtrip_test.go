@@ -42,24 +42,27 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesim"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 const instanceID = "6f1c0f4e-3d0a-4a51-9b43-0c8a1f7f2a10"
 
 func TestRenderedUserDataRegistersTheNodeClaim(t *testing.T) {
 	userScript := "#!/bin/bash\necho site hardening\n"
-	template := `#!/bin/bash
-cat > /etc/default/kubelet <<'ARGS'
-KUBELET_EXTRA_ARGS="{{ .KubeletFlags }}"
-ARGS
-kubeadm join {{ .APIServerEndpoint }} --token {{ .Token }} --node-name {{ .NodeName }}
-`
-	for name, spec := range map[string]v1.CloudStackNodeClassSpec{
-		"kubeadm":                   {},
-		"kubeadm with user script":  {UserData: &userScript},
-		"template":                  {Bootstrap: &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: template}},
-		"template with user script": {UserData: &userScript, Bootstrap: &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: template}},
-	} {
+	templates, err := test.DocumentedTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := map[string]v1.CloudStackNodeClassSpec{
+		"kubeadm":                  {},
+		"kubeadm v1beta3":          {Bootstrap: &v1.Bootstrap{KubeadmConfigVersion: v1.KubeadmConfigV1beta3}},
+		"kubeadm with user script": {UserData: &userScript},
+	}
+	for name, template := range templates {
+		specs["documented "+name+" template"] = v1.CloudStackNodeClassSpec{Bootstrap: &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: template}}
+		specs["documented "+name+" template with user script"] = v1.CloudStackNodeClassSpec{UserData: &userScript, Bootstrap: &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: template}}
+	}
+	for name, spec := range specs {
 		t.Run(name, func(t *testing.T) {
 			spec.Kubelet = &v1.KubeletConfiguration{
 				MaxPods:        lo.ToPtr[int32](58),
@@ -84,7 +87,7 @@ kubeadm join {{ .APIServerEndpoint }} --token {{ .Token }} --node-name {{ .NodeN
 				karpv1.CapacityTypeLabelKey:    karpv1.CapacityTypeOnDemand,
 			}
 
-			userData, err := newProvider(t).UserData(context.Background(), nodeClass, nodeClaim, launchLabels)
+			userData, err := newProvider(t).UserData(context.Background(), nodeClass, nodeClaim, nil, launchLabels)
 			if err != nil {
 				t.Fatalf("rendering userdata: %v", err)
 			}

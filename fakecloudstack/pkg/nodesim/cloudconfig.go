@@ -43,7 +43,7 @@ func (sc *scanner) scanCloudConfig(text string, depth int) error {
 		return fmt.Errorf("parsing cloud-config, %w", err)
 	}
 	for _, cmd := range cc.BootCmd {
-		if err := sc.scanText(commandLine(cmd), kindScript, depth+1); err != nil {
+		if err := sc.scanScript(commandLine(cmd), depth+1); err != nil {
 			return err
 		}
 	}
@@ -52,12 +52,18 @@ func (sc *scanner) scanCloudConfig(text string, depth int) error {
 		if err != nil {
 			return err
 		}
-		if err := sc.scanPayload(content, kindUnknown, depth+1); err != nil {
+		if content, err = gunzipIfCompressed(content); err != nil {
+			return err
+		}
+		if err := sc.spend(len(content)); err != nil {
+			return err
+		}
+		if err := sc.scanFile(string(content), depth+1); err != nil {
 			return err
 		}
 	}
 	for _, cmd := range cc.RunCmd {
-		if err := sc.scanText(commandLine(cmd), kindScript, depth+1); err != nil {
+		if err := sc.scanScript(commandLine(cmd), depth+1); err != nil {
 			return err
 		}
 	}
@@ -90,7 +96,7 @@ func (f writeFile) decode() ([]byte, error) {
 		}
 		return b, nil
 	default:
-		// gzip and plain content alike: scanPayload inflates whatever starts with gzip's magic.
+		// gzip and plain content alike: the caller inflates whatever starts with gzip's magic.
 		return []byte(f.Content), nil
 	}
 }

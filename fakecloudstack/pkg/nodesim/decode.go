@@ -19,6 +19,7 @@ package nodesim
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/base64"
 	"errors"
@@ -43,16 +44,45 @@ var errTooLarge = errors.New("userdata larger than 4 MiB once decoded")
 // gzipMagic starts every gzip stream; cloud-init sniffs it the same way.
 var gzipMagic = []byte{0x1f, 0x8b}
 
-// contentKind says how cloud-init would run a part, which decides how it is read.
+// contentKind says how cloud-init would run a document, which decides how it is read.
 type contentKind int
 
 const (
-	kindUnknown contentKind = iota
+	// kindIgnored is a document cloud-init has no handler for (or does not run).
+	kindIgnored contentKind = iota
 	kindScript
 	kindCloudConfig
+	kindJinja
+	kindMIME
 )
 
-// kindsByMIME are the part types of a cloud-init MIME archive that carry kubelet settings.
+// startsWith maps the first line of a document to its MIME type as cloud-init's
+// handlers.INCLUSION_TYPES_MAP does, longest prefix first, compared in lower case.
+var startsWith = []struct{ prefix, contentType string }{
+	{"#cloud-config-archive", "text/cloud-config-archive"},
+	{"#cloud-config-jsonp", "text/cloud-config-jsonp"},
+	{"## template: jinja", "text/jinja2"},
+	{"#cloud-boothook", "text/cloud-boothook"},
+	{"#cloud-config", "text/cloud-config"},
+	{"#part-handler", "text/part-handler"},
+	{"#include-once", "text/x-include-once-url"},
+	{"#include", "text/x-include-url"},
+	{"#!", "text/x-shellscript"},
+}
+
+// typeFromStartsWith is cloud-init's handlers.type_from_starts_with: "" when no prefix matches.
+func typeFromStartsWith(text string) string {
+	head := strings.ToLower(strings.TrimLeft(text, " \t\r\n\v\f"))
+	for _, s := range startsWith {
+		if strings.HasPrefix(head, s.prefix) {
+			return s.contentType
+		}
+	}
+	return ""
+}
+
+// kindsByMIME are the part types cloud-init runs a handler for that can start a kubelet;
+// every other type is skipped, as cloud-init skips it.
 var kindsByMIME = map[string]contentKind{
 	"text/x-shellscript":              kindScript,
 	"text/x-shellscript-per-boot":     kindScript,
@@ -60,6 +90,33 @@ var kindsByMIME = map[string]contentKind{
 	"text/x-shellscript-per-once":     kindScript,
 	"text/cloud-boothook":             kindScript,
 	"text/cloud-config":               kindCloudConfig,
+	"text/jinja2":                     kindJinja,
+}
+
+// sniffedTypes are the part types cloud-init types again by their first line
+// (user_data.TYPE_NEEDED plus text/x-shellscript); a part without a Content-Type is
+// text/plain.
+var sniffedTypes = map[string]bool{"text/plain": true, "text/x-not-multipart": true, "text/x-shellscript": true}
+
+// gzipTypes are the part types cloud-init inflates (user_data.DECOMP_TYPES); other parts are
+// read as they are, gzip magic or not.
+var gzipTypes = map[string]bool{
+	"application/gzip": true, "application/gzip-compressed": true, "application/gzipped": true,
+	"application/x-compress": true, "application/x-compressed": true, "application/x-gunzip": true,
+	"application/x-gzip": true, "application/x-gzip-compressed": true,
+}
+
+// kindOf is how cloud-init runs a part of contentType holding text.
+func kindOf(contentType, text string) contentKind {
+	if sniffedTypes[contentType] {
+		if sniffed := typeFromStartsWith(text); sniffed != "" {
+			contentType = sniffed
+		}
+	}
+	if strings.HasPrefix(contentType, "multipart/") {
+		return kindMIME
+	}
+	return kindsByMIME[contentType]
 }
 
 func decodeBase64(s string) ([]byte, error) {
@@ -98,11 +155,11 @@ func gunzipIfCompressed(b []byte) ([]byte, error) {
 	return out, nil
 }
 
-// isMIME recognises a cloud-init MIME message by its leading headers.
+// isMIME is cloud-init's test (user_data.convert_string): "mime-version:" in the first 4096
+// bytes, in any case. A multipart document without that header is not split, and cloud-init
+// runs none of it.
 func isMIME(text string) bool {
-	head := strings.TrimLeft(text, "\r\n\t ")
-	head = strings.ToLower(head[:min(len(head), len("content-type:"))])
-	return head == "content-type:" || strings.HasPrefix(head, "mime-version:")
+	return strings.Contains(strings.ToLower(text[:min(len(text), 4096)]), "mime-version:")
 }
 
 // mimePart is one part of a multipart archive after transfer decoding and inflation.
@@ -117,7 +174,8 @@ func readMIME(text string) ([]mimePart, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("reading MIME headers, %w", err)
 	}
-	mediaType, params, err := mime.ParseMediaType(header.Get("Content-Type"))
+	// A message without a Content-Type is text/plain, as Python's email package reads it.
+	mediaType, params, err := mime.ParseMediaType(cmp.Or(header.Get("Content-Type"), "text/plain"))
 	if err != nil {
 		return nil, fmt.Errorf("parsing MIME content type, %w", err)
 	}
@@ -146,8 +204,9 @@ func readMIME(text string) ([]mimePart, error) {
 	}
 }
 
-// readPart decodes one part; the multipart reader has already undone quoted-printable in parts,
-// but not in a message that is a single part.
+// readPart decodes one part and types it as cloud-init's UserDataProcessor does; the multipart
+// reader has already undone quoted-printable in parts, but not in a message that is a single
+// part.
 func readPart(header textproto.MIMEHeader, body io.Reader) (mimePart, error) {
 	if strings.EqualFold(header.Get("Content-Transfer-Encoding"), "quoted-printable") {
 		body = quotedprintable.NewReader(body)
@@ -164,15 +223,18 @@ func readPart(header textproto.MIMEHeader, body io.Reader) (mimePart, error) {
 			return mimePart{}, err
 		}
 	}
-	if raw, err = gunzipIfCompressed(raw); err != nil {
-		return mimePart{}, err
-	}
 	contentType := header.Get("Content-Type")
 	mediaType, _, _ := mime.ParseMediaType(contentType)
-	mediaType = strings.ToLower(mediaType)
+	mediaType = strings.ToLower(cmp.Or(mediaType, "text/plain"))
+	if gzipTypes[mediaType] {
+		if raw, err = gunzipIfCompressed(raw); err != nil {
+			return mimePart{}, err
+		}
+		mediaType = "text/plain"
+	}
 	if strings.HasPrefix(mediaType, "multipart/") {
 		// A nested archive is read like the top one, which starts with its own header.
-		return mimePart{body: "Content-Type: " + contentType + "\n\n" + string(raw)}, nil
+		return mimePart{kind: kindMIME, body: "MIME-Version: 1.0\nContent-Type: " + contentType + "\n\n" + string(raw)}, nil
 	}
-	return mimePart{kind: kindsByMIME[mediaType], body: string(raw)}, nil
+	return mimePart{kind: kindOf(mediaType, string(raw)), body: string(raw)}, nil
 }

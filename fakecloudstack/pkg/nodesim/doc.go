@@ -47,8 +47,11 @@ provider's userdata really carries the registration contract.
 
   - metadata.name and the kubernetes.io/hostname label: the VM name.
   - spec.providerID: the kubelet's provider id from the userdata, with cloud-init's
-    {{ ds.meta_data.instance_id }} and {{ v1.instance_id }} (any spacing) replaced by the VM id;
-    external-cloudstack://<VM id> when the userdata sets none, as the CloudStack CCM does.
+    {{ ds.meta_data.instance_id }} and {{ v1.instance_id }} (any spacing) replaced by the VM id
+    in documents under a "## template: jinja" header; external-cloudstack://<VM id> when the
+    userdata sets none, as the CloudStack CCM does. A provider id that still holds "{{" (jinja
+    cloud-init would not have rendered) registers no Node: the kubelet would register with the
+    expression and the Node would never match its NodeClaim.
   - labels: --node-labels, then what the kubelet and the CloudStack CCM set:
     kubernetes.io/os=linux, kubernetes.io/arch=amd64, node.kubernetes.io/instance-type (the
     offering name with the CCM's regular expression ([^A-Za-z0-9][^-A-Za-z0-9_.]*)?[^A-Za-z0-9]
@@ -60,7 +63,8 @@ provider's userdata really carries the registration contract.
   - status.addresses: InternalIP (the VM's address) and Hostname (the VM name).
   - status.capacity: cpu and memory of the offering, pods from --max-pods (Options.DefaultMaxPods
     otherwise, 110), nvidia.com/gpu when the VM has GPUs, ephemeral-storage from
-    Options.EphemeralStorage (50Gi by default).
+    the VM's root disk (the deploy's rootdisksize, else its template's size), or
+    Options.EphemeralStorage (50Gi by default) when neither is known.
   - status.allocatable: capacity minus --kube-reserved, --system-reserved and the
     --eviction-hard thresholds memory.available and nodefs.available (quantities or
     percentages of capacity), floored at zero. Without --eviction-hard the kubelet's defaults
@@ -71,31 +75,38 @@ nodes/status, and get, create and patch on leases in kube-node-lease.
 
 # Where the kubelet settings are read
 
-The userdata is base64, optionally gzip-compressed (cloud-init sniffs the 1f8b magic), and is
-either one document or a MIME multipart archive whose parts may be base64 and gzip themselves.
-Each document is read by its type (a MIME part's Content-Type, else its first line after an
-optional "## template: jinja" line):
+The userdata is read the way cloud-init 22.4 reads it (cloudinit/user_data.py,
+cloudinit/handlers): base64, inflated when it is gzip, split into parts when "MIME-Version:"
+appears in its first 4096 bytes (parts may be base64 or quoted-printable; only parts of a gzip
+type such as application/gzip are inflated), and otherwise one document. A document without a
+Content-Type, or typed text/plain, text/x-not-multipart or text/x-shellscript, is typed by its
+first line: "#!" a script, "#cloud-config", "#cloud-boothook", "## template: jinja". Every
+other type (include, archive, part-handler, unknown types, text without such a first line)
+runs nothing and sets nothing, as cloud-init skips it. Each document is then read by its type:
 
+  - jinja (text/jinja2): only under a first line cloud-init reads as a jinja header
+    ("## template: jinja", any case and spacing); the instance id placeholders are replaced and
+    the rest is read as cloud-config or a script by its own first line. A text/jinja2 part
+    without the header, or rendering to anything else, runs nothing.
   - Shell scripts ("#!", "#cloud-boothook", text/x-shellscript): kubelet flags anywhere in the
     text, as --flag=value, --flag value, quoted or not, which covers kubelet command lines,
     KUBELET_EXTRA_ARGS="..." and systemd drop-ins written with echo. Each here-document
-    (<<EOF, <<-EOF, <<'EOF') is read as a document of its own, so a kubeadm configuration,
-    /etc/default/kubelet or a drop-in written by cat <<EOF counts too.
+    (<<EOF, <<-EOF, <<'EOF') is read as a file.
   - cloud-config ("#cloud-config", text/cloud-config): bootcmd, then write_files (plain, b64,
-    gzip or gz+b64 content, each file read as a document of its own), then runcmd (strings or
-    argument lists, read as shell).
-  - YAML documents with kind JoinConfiguration (kubeadm.k8s.io v1beta3 or v1beta4): the taints
-    of nodeRegistration, then nodeRegistration.kubeletExtraArgs, a map in v1beta3 and a list of
-    {name, value} in v1beta4.
-  - YAML documents with kind KubeletConfiguration: providerID, maxPods, kubeReserved,
-    systemReserved, evictionHard and registerWithTaints.
-  - Anything else: kubelet flags anywhere in the text, as for scripts.
+    gzip or gz+b64 content, each read as a file), then runcmd (strings or argument lists, read
+    as shell).
+  - Files: YAML documents with kind JoinConfiguration (kubeadm.k8s.io v1beta3 or v1beta4): the
+    taints of nodeRegistration, then nodeRegistration.kubeletExtraArgs, a map in v1beta3 and a
+    list of {name, value} in v1beta4; YAML documents with kind KubeletConfiguration:
+    providerID, maxPods, kubeReserved, systemReserved, evictionHard and registerWithTaints;
+    anything else: kubelet flags as in a script.
 
 The flags read are --provider-id, --node-labels, --register-with-taints, --max-pods,
 --kube-reserved, --system-reserved and --eviction-hard. As in the kubelet, flags (including
 kubeletExtraArgs) override a KubeletConfiguration, the last occurrence of a flag wins and
-repeated --node-labels merge. Not modelled: cloud-config-archive, #include and part handlers,
-jinja beyond the two instance id placeholders, shell variable expansion, and the kubelet
-settings that do not shape the Node object.
+repeated --node-labels merge. Percentages of --eviction-hard are resolved as the kubelet
+resolves them (a float32 fraction of capacity). Not modelled: cloud-config-archive, #include
+and part handlers, jinja beyond the two instance id placeholders, shell variable expansion, and
+the kubelet settings that do not shape the Node object.
 */
 package nodesim

@@ -90,7 +90,7 @@ func capacity(vm VM, reg Registration, opts Options) corev1.ResourceList {
 	c := corev1.ResourceList{
 		corev1.ResourceCPU:              *resource.NewQuantity(int64(vm.CPU), resource.DecimalSI),
 		corev1.ResourceMemory:           *resource.NewQuantity(int64(vm.MemoryMiB)<<20, resource.BinarySI),
-		corev1.ResourceEphemeralStorage: opts.EphemeralStorage.DeepCopy(),
+		corev1.ResourceEphemeralStorage: rootDisk(vm, opts),
 		corev1.ResourcePods:             *resource.NewQuantity(int64(pods), resource.DecimalSI),
 	}
 	if vm.GPUs > 0 {

@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func testVM() VM {
@@ -67,14 +68,24 @@ func TestDesiredNode(t *testing.T) {
 	if !equality.Semantic.DeepEqual(node.Status.Capacity, wantCapacity) {
 		t.Errorf("capacity = %v, want %v", node.Status.Capacity, wantCapacity)
 	}
-	// 50Gi - 1Gi system-reserved - 5% of 50Gi.
-	wantAllocatable := resources("cpu", "3850m", "memory", "7480Mi", "pods", "58", "nvidia.com/gpu", "1", "ephemeral-storage", "46.5Gi")
+	// 50Gi - 1Gi system-reserved - 5% of 50Gi, a float32 fraction as the kubelet computes it.
+	wantAllocatable := resources("cpu", "3850m", "memory", "7480Mi", "pods", "58", "nvidia.com/gpu", "1")
+	wantAllocatable[corev1.ResourceEphemeralStorage] = *resource.NewQuantity(50<<30-1<<30-2684354600, resource.BinarySI)
 	if !equality.Semantic.DeepEqual(node.Status.Allocatable, wantAllocatable) {
 		t.Errorf("allocatable = %v, want %v", node.Status.Allocatable, wantAllocatable)
 	}
 	wantAddresses := []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.1.0.17"}, {Type: corev1.NodeHostName, Address: "default-x7k2p"}}
 	if !equality.Semantic.DeepEqual(node.Status.Addresses, wantAddresses) {
 		t.Errorf("addresses = %v", node.Status.Addresses)
+	}
+}
+
+func TestEphemeralStorageIsTheRootDisk(t *testing.T) {
+	vm := testVM()
+	vm.RootDiskBytes = 80 << 30
+	node := desiredNode(vm, Registration{}, Options{}.withDefaults())
+	if got := node.Status.Capacity[corev1.ResourceEphemeralStorage]; got.Value() != 80<<30 {
+		t.Errorf("ephemeral-storage capacity %s, want the VM's 80Gi root disk", got.String())
 	}
 }
 
@@ -96,7 +107,8 @@ func TestDesiredNodeDefaults(t *testing.T) {
 		t.Errorf("taints = %v, want none", node.Spec.Taints)
 	}
 	// The kubelet's default eviction thresholds: memory.available<100Mi, nodefs.available<10%.
-	wantAllocatable := resources("cpu", "4", "memory", "8092Mi", "pods", "50", "ephemeral-storage", "45Gi")
+	wantAllocatable := resources("cpu", "4", "memory", "8092Mi", "pods", "50")
+	wantAllocatable[corev1.ResourceEphemeralStorage] = *resource.NewQuantity(50<<30-5368709200, resource.BinarySI)
 	if !equality.Semantic.DeepEqual(node.Status.Allocatable, wantAllocatable) {
 		t.Errorf("allocatable = %v, want %v", node.Status.Allocatable, wantAllocatable)
 	}

@@ -54,7 +54,7 @@ func ParseUserData(userData, instanceID string) (Registration, error) {
 		return Registration{}, err
 	}
 	sc := newScanner(instanceID)
-	if err := sc.scanPayload(raw, kindUnknown, 0); err != nil {
+	if err := sc.scanUserData(raw); err != nil {
 		return Registration{}, err
 	}
 	return newRegistration(sc.settings.merged())
@@ -66,6 +66,9 @@ func newRegistration(values map[string]string) (Registration, error) {
 		err error
 	)
 	reg.ProviderID = strings.TrimSpace(values[flagProviderID])
+	if strings.Contains(reg.ProviderID, "{{") {
+		return Registration{}, fmt.Errorf("--provider-id %q holds jinja cloud-init did not render: the document that sets it must start with %q", reg.ProviderID, "## template: jinja")
+	}
 	if reg.Labels, err = parseNodeLabels(values[flagNodeLabels]); err != nil {
 		return Registration{}, err
 	}
@@ -213,18 +216,34 @@ func parseEvictionHard(value string) (map[string]string, error) {
 	return thresholds, nil
 }
 
-// parseThreshold reads a quantity or a percentage of capacity.
+// parseThreshold reads a quantity or a percentage of capacity, the percentage resolved as the
+// kubelet resolves it: a float32 fraction applied to the capacity in float64, rounded down.
 func parseThreshold(threshold string, capacity resource.Quantity) (resource.Quantity, error) {
 	if percent, ok := strings.CutSuffix(threshold, "%"); ok {
-		p, err := strconv.ParseFloat(percent, 64)
+		p, err := strconv.ParseFloat(percent, 32)
 		if err != nil || p < 0 || p > 100 {
 			return resource.Quantity{}, fmt.Errorf("percentage %q is not between 0 and 100", threshold)
 		}
-		return *resource.NewQuantity(int64(float64(capacity.Value())*p/100), resource.BinarySI), nil
+		fraction := float32(p) / 100
+		return *resource.NewQuantity(int64(float64(capacity.Value())*float64(fraction)), resource.BinarySI), nil
 	}
 	q, err := resource.ParseQuantity(threshold)
 	if err != nil {
 		return resource.Quantity{}, fmt.Errorf("parsing threshold, %w", err)
 	}
 	return q, nil
+}
+
+// rootDisk is the ephemeral-storage capacity the kubelet of vm reports.
+func rootDisk(vm VM, opts Options) resource.Quantity {
+	if vm.RootDiskBytes > 0 {
+		return *resource.NewQuantity(vm.RootDiskBytes, resource.BinarySI)
+	}
+	return opts.EphemeralStorage.DeepCopy()
+}
+
+// Allocatable is what the kubelet started by reg reports on vm: the Node's capacity less the
+// reservations and hard eviction thresholds of the userdata.
+func Allocatable(vm VM, reg Registration, opts Options) corev1.ResourceList {
+	return allocatable(capacity(vm, reg, opts.withDefaults()), reg)
 }

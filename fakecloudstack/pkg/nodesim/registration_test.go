@@ -17,6 +17,8 @@ limitations under the License.
 package nodesim
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,7 +110,8 @@ func TestParseUserData(t *testing.T) {
 		{name: "no userdata", userData: "", want: Registration{}},
 		{
 			name: "KUBELET_EXTRA_ARGS in a script",
-			userData: b64(`#!/bin/bash
+			userData: b64(`## template: jinja
+#!/bin/bash
 set -euo pipefail
 KUBELET_EXTRA_ARGS="--node-labels=karpenter.sh/nodepool=default,team=a --register-with-taints=karpenter.sh/unregistered:NoExecute,dedicated=gpu:NoSchedule --max-pods=58 --kube-reserved=cpu=100m,memory=512Mi --system-reserved cpu=50m --eviction-hard='memory.available<200Mi,nodefs.available<5%'"
 echo "KUBELET_EXTRA_ARGS=$KUBELET_EXTRA_ARGS --provider-id=external-cloudstack://{{ ds.meta_data.instance_id }}" > /etc/default/kubelet
@@ -126,7 +129,8 @@ echo "KUBELET_EXTRA_ARGS=$KUBELET_EXTRA_ARGS --provider-id=external-cloudstack:/
 		},
 		{
 			name: "kubelet command line with continuations, later flags win, labels merge",
-			userData: b64(`#!/bin/sh
+			userData: b64(`## template: jinja
+#!/bin/sh
 /usr/bin/kubelet --max-pods 10 \
   --node-labels "a=1" \
   --node-labels=b=2 \
@@ -141,7 +145,7 @@ echo "KUBELET_EXTRA_ARGS=$KUBELET_EXTRA_ARGS --provider-id=external-cloudstack:/
 		},
 		{
 			name: "systemd drop-in and kubeadm v1beta3 written by here-documents",
-			userData: b64("#!/bin/bash\ncat > /etc/systemd/system/kubelet.service.d/20-labels.conf <<'EOF'\n[Service]\n" +
+			userData: b64("## template: jinja\n#!/bin/bash\ncat > /etc/systemd/system/kubelet.service.d/20-labels.conf <<'EOF'\n[Service]\n" +
 				"Environment=\"KUBELET_EXTRA_ARGS=--system-reserved=memory=128Mi\"\nEOF\n" +
 				"cat <<-EOF >/tmp/join.yaml\n" + kubeadmV1beta3 + "\tEOF\nkubeadm join --config /tmp/join.yaml\n"),
 			want: reg(Registration{
@@ -154,7 +158,7 @@ echo "KUBELET_EXTRA_ARGS=$KUBELET_EXTRA_ARGS --provider-id=external-cloudstack:/
 		},
 		{
 			name: "cloud-config with kubeadm v1beta4 in write_files",
-			userData: b64("#cloud-config\nwrite_files:\n- path: /etc/kubeadm/join.yaml\n  content: |\n" +
+			userData: b64("## template: jinja\n#cloud-config\nwrite_files:\n- path: /etc/kubeadm/join.yaml\n  content: |\n" +
 				indent(kubeadmV1beta4, "    ") + "runcmd:\n- [kubeadm, join, --config, /etc/kubeadm/join.yaml]\n"),
 			want: reg(Registration{
 				ProviderID: "external-cloudstack://" + testVMID,
@@ -165,10 +169,12 @@ echo "KUBELET_EXTRA_ARGS=$KUBELET_EXTRA_ARGS --provider-id=external-cloudstack:/
 			}),
 		},
 		{
+			// cloud-init renders jinja in the document, not inside base64 content: the providerID
+			// comes from the flag, which overrides the file's unrendered one.
 			name: "cloud-config with a KubeletConfiguration in b64 and flags in runcmd overriding it",
 			userData: b64("## template: jinja\n#cloud-config\nwrite_files:\n- path: /var/lib/kubelet/config.yaml\n" +
 				"  encoding: b64\n  content: " + b64(kubeletConfiguration) + "\n" +
-				"runcmd:\n- echo 'KUBELET_EXTRA_ARGS=--max-pods=64' > /etc/default/kubelet\n"),
+				"runcmd:\n- echo 'KUBELET_EXTRA_ARGS=--max-pods=64 --provider-id=external-cloudstack://{{ ds.meta_data.instance_id }}' > /etc/default/kubelet\n"),
 			want: reg(Registration{
 				ProviderID:     "external-cloudstack://" + testVMID,
 				Taints:         []corev1.Taint{unregistered},
@@ -178,16 +184,7 @@ echo "KUBELET_EXTRA_ARGS=$KUBELET_EXTRA_ARGS --provider-id=external-cloudstack:/
 				EvictionHard:   map[string]string{"memory.available": "5%"},
 			}),
 		},
-		{
-			name:     "a bare kubeadm document",
-			userData: b64(kubeadmV1beta3),
-			want: reg(Registration{
-				ProviderID: "external-cloudstack://" + testVMID,
-				Labels:     map[string]string{"karpenter.sh/nodepool": "default", "team": "a"},
-				Taints:     []corev1.Taint{unregistered},
-				MaxPods:    42,
-			}),
-		},
+
 		{
 			name:     "gzip before base64",
 			userData: b64(string(gzipped(t, "#!/bin/bash\nkubelet --max-pods=7\n"))),
@@ -199,7 +196,7 @@ echo "KUBELET_EXTRA_ARGS=$KUBELET_EXTRA_ARGS --provider-id=external-cloudstack:/
 				[2]string{"text/cloud-config", "packages: [jq]\n"},
 				[2]string{"text/jinja2", "## template: jinja\n#cloud-config\nwrite_files:\n- path: /etc/kubeadm/join.yaml\n  content: |\n" +
 					indent(kubeadmV1beta3, "    ")},
-				[2]string{"text/x-shellscript", string(gzipped(t, "#!/bin/bash\nkubelet --node-labels=extra=yes\n"))},
+				[2]string{"application/gzip", string(gzipped(t, "#!/bin/bash\nkubelet --node-labels=extra=yes\n"))},
 			)),
 			want: reg(Registration{
 				ProviderID: "external-cloudstack://" + testVMID,
@@ -211,14 +208,14 @@ echo "KUBELET_EXTRA_ARGS=$KUBELET_EXTRA_ARGS --provider-id=external-cloudstack:/
 		{
 			name: "MIME archive nested in a MIME archive",
 			userData: b64(mimeArchive([2]string{`multipart/mixed; boundary="inner"`,
-				"--inner\nContent-Type: text/cloud-config\n\nwrite_files:\n- encoding: b64\n  content: " +
-					b64("kubelet --max-pods=12") + "\n--inner--"})),
+				"--inner\nContent-Type: text/cloud-config\n\n#cloud-config\nwrite_files:\n- encoding: b64\n  content: " +
+					b64("#!/bin/sh\nkubelet --max-pods=12") + "\n--inner--"})),
 			want: reg(Registration{MaxPods: 12}),
 		},
 		{
 			name: "MIME message of a single quoted-printable part",
 			userData: b64("MIME-Version: 1.0\nContent-Type: text/x-shellscript\nContent-Transfer-Encoding: quoted-printable\n\n" +
-				"kubelet --max-pods=3D21\n"),
+				"#!/bin/sh\nkubelet --max-pods=3D21\n"),
 			want: reg(Registration{MaxPods: 21}),
 		},
 		{
@@ -263,25 +260,25 @@ func TestParseUserDataRejectsWhatAKubeletWouldReject(t *testing.T) {
 	}{
 		{"not base64", "!!!", "base64"},
 		{"broken gzip", b64("\x1f\x8bnot gzip"), "gzip"},
-		{"taint without effect", b64("kubelet --register-with-taints=a=b"), "register-with-taints"},
-		{"unknown taint effect", b64("kubelet --register-with-taints=a=b:Sometimes"), "register-with-taints"},
-		{"node-role label", b64("kubelet --node-labels=node-role.kubernetes.io/worker="), "refuses"},
-		{"kubernetes.io label", b64("kubelet --node-labels=kubernetes.io/custom=x"), "refuses"},
-		{"invalid label value", b64("kubelet --node-labels=a=not/valid"), "node-labels"},
-		{"label without value", b64("kubelet --node-labels=a"), "node-labels"},
-		{"max-pods not a number", b64("kubelet --max-pods=many"), "max-pods"},
-		{"reserved quantity", b64("kubelet --kube-reserved=cpu=lots"), "kube-reserved"},
-		{"reserving an unknown resource", b64("kubelet --system-reserved=gpu=1"), "cannot reserve"},
-		{"negative reservation", b64("kubelet --kube-reserved=memory=-1Gi"), "negative"},
-		{"unknown eviction signal", b64("kubelet --eviction-hard=memory.free<1Gi"), "unknown signal"},
-		{"eviction without threshold", b64("kubelet --eviction-hard=memory.available=1Gi"), "eviction-hard"},
-		{"eviction percentage", b64("kubelet --eviction-hard=memory.available<150%"), "eviction-hard"},
+		{"taint without effect", b64("#!/bin/sh\nkubelet --register-with-taints=a=b"), "register-with-taints"},
+		{"unknown taint effect", b64("#!/bin/sh\nkubelet --register-with-taints=a=b:Sometimes"), "register-with-taints"},
+		{"node-role label", b64("#!/bin/sh\nkubelet --node-labels=node-role.kubernetes.io/worker="), "refuses"},
+		{"kubernetes.io label", b64("#!/bin/sh\nkubelet --node-labels=kubernetes.io/custom=x"), "refuses"},
+		{"invalid label value", b64("#!/bin/sh\nkubelet --node-labels=a=not/valid"), "node-labels"},
+		{"label without value", b64("#!/bin/sh\nkubelet --node-labels=a"), "node-labels"},
+		{"max-pods not a number", b64("#!/bin/sh\nkubelet --max-pods=many"), "max-pods"},
+		{"reserved quantity", b64("#!/bin/sh\nkubelet --kube-reserved=cpu=lots"), "kube-reserved"},
+		{"reserving an unknown resource", b64("#!/bin/sh\nkubelet --system-reserved=gpu=1"), "cannot reserve"},
+		{"negative reservation", b64("#!/bin/sh\nkubelet --kube-reserved=memory=-1Gi"), "negative"},
+		{"unknown eviction signal", b64("#!/bin/sh\nkubelet --eviction-hard=memory.free<1Gi"), "unknown signal"},
+		{"eviction without threshold", b64("#!/bin/sh\nkubelet --eviction-hard=memory.available=1Gi"), "eviction-hard"},
+		{"eviction percentage", b64("#!/bin/sh\nkubelet --eviction-hard=memory.available<150%"), "eviction-hard"},
 		{"broken cloud-config", b64("#cloud-config\nwrite_files: [\n"), "cloud-config"},
-		{"kubeletExtraArgs of the wrong shape", b64("kind: JoinConfiguration\nnodeRegistration:\n  kubeletExtraArgs: 3\n"), "kubeletExtraArgs"},
-		{"maxPods not a number", b64("kind: KubeletConfiguration\nmaxPods: many\n"), "kubelet configuration"},
+		{"kubeletExtraArgs of the wrong shape", b64("#!/bin/sh\ncat > /etc/join.yaml <<EOF\nkind: JoinConfiguration\nnodeRegistration:\n  kubeletExtraArgs: 3\nEOF\n"), "kubeletExtraArgs"},
+		{"maxPods not a number", b64("#!/bin/sh\ncat > /etc/kubelet.yaml <<EOF\nkind: KubeletConfiguration\nmaxPods: many\nEOF\n"), "kubelet configuration"},
 		{"gzip bomb", b64(string(gzipped(t, strings.Repeat("a", maxDecodedBytes+1)))), "4 MiB"},
-		{"MIME without boundary", b64("Content-Type: multipart/mixed\n\nbody"), "MIME"},
-		{"MIME without content type", b64("MIME-Version: 1.0\n\nbody"), "MIME"},
+		{"MIME without boundary", b64("MIME-Version: 1.0\nContent-Type: multipart/mixed\n\nbody"), "MIME"},
+		{"a provider id cloud-init did not render", b64("#!/bin/sh\nkubelet --provider-id=external-cloudstack://{{ ds.meta_data.instance_id }}\n"), "## template: jinja"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseUserData(tc.userData, testVMID)
@@ -296,7 +293,7 @@ func TestParseUserDataErrorsDoNotQuoteTheUserData(t *testing.T) {
 	const token = "abcdef.0123456789abcdef"
 	for _, userData := range []string{
 		"#cloud-config\nwrite_files: [{content: '" + token + "'\n",
-		"kind: JoinConfiguration\ndiscovery: {bootstrapToken: {token: " + token + "}}\nnodeRegistration: {kubeletExtraArgs: [" + token + "]}\n",
+		"#!/bin/sh\ncat > /etc/join.yaml <<EOF\nkind: JoinConfiguration\ndiscovery: {bootstrapToken: {token: " + token + "}}\nnodeRegistration: {kubeletExtraArgs: [" + token + "]}\nEOF\n",
 	} {
 		_, err := ParseUserData(b64(userData), testVMID)
 		if err == nil {
@@ -305,5 +302,58 @@ func TestParseUserDataErrorsDoNotQuoteTheUserData(t *testing.T) {
 		if strings.Contains(err.Error(), token) || strings.Contains(err.Error(), "0123456789abcdef") {
 			t.Errorf("error quotes the bootstrap token: %v", err)
 		}
+	}
+}
+
+// providerGolden is userdata the provider renders, from its golden files.
+func providerGolden(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "provider", "pkg", "providers", "bootstrap", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestParseUserDataRefusesATemplateWithoutTheJinjaHeader(t *testing.T) {
+	documented := providerGolden(t, "template-script.golden")
+	got, err := ParseUserData(b64(documented), testVMID)
+	if err != nil || got.ProviderID != "external-cloudstack://"+testVMID {
+		t.Fatalf("the documented template registers with %q, %v; want the VM's providerID", got.ProviderID, err)
+	}
+	headerless := strings.TrimPrefix(documented, "## template: jinja\n")
+	if _, err := ParseUserData(b64(headerless), testVMID); err == nil || !strings.Contains(err.Error(), "## template: jinja") {
+		t.Fatalf("the template without its jinja header: error %v, want one naming the header", err)
+	}
+}
+
+// Documents cloud-init runs no handler for start no kubelet, whatever they hold.
+func TestParseUserDataRunsOnlyWhatCloudInitRuns(t *testing.T) {
+	flags := "kubelet --max-pods=7\n"
+	for _, tc := range []struct {
+		name, userData string
+		maxPods        int
+	}{
+		{"a script", "#!/bin/sh\n" + flags, 7},
+		{"a document without a cloud-init first line", flags, 0},
+		{"a bare kubeadm document", kubeadmV1beta3, 0},
+		{"a jinja header cloud-init does not type as jinja", "##template:jinja\n#!/bin/sh\n" + flags, 0},
+		{"a jinja part rendering to neither cloud-config nor a script", mimeArchive([2]string{"text/jinja2", "## template: jinja\n" + flags}), 0},
+		{"a text/jinja2 part without the header", mimeArchive([2]string{"text/jinja2", "#!/bin/sh\n" + flags}), 0},
+		{"a text/plain part typed by its first line", mimeArchive([2]string{"text/plain", "#!/bin/sh\n" + flags}), 7},
+		{"a part of a type cloud-init has no handler for", mimeArchive([2]string{"application/json", "#!/bin/sh\n" + flags}), 0},
+		{"gzip in a part cloud-init does not inflate", mimeArchive([2]string{"text/x-shellscript", string(gzipped(t, "#!/bin/sh\n"+flags))}), 0},
+		{"gzip in an application/gzip part", mimeArchive([2]string{"application/gzip", string(gzipped(t, "#!/bin/sh\n"+flags))}), 7},
+		{"multipart without MIME-Version", "Content-Type: multipart/mixed; boundary=\"X\"\n\n--X\nContent-Type: text/x-shellscript\n\n#!/bin/sh\n" + flags + "--X--\n", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseUserData(b64(tc.userData), testVMID)
+			if err != nil {
+				t.Fatalf("ParseUserData: %v", err)
+			}
+			if got.MaxPods != tc.maxPods {
+				t.Errorf("max pods %d, want %d", got.MaxPods, tc.maxPods)
+			}
+		})
 	}
 }

@@ -25,6 +25,9 @@ import (
 // instanceIDPlaceholder is what cloud-init's jinja rendering replaces by the instance id.
 var instanceIDPlaceholder = regexp.MustCompile(`\{\{\s*(?:ds\.meta_data\.instance_id|v1\.instance_id)\s*\}\}`)
 
+// jinjaHeader is cloud-init's templater.TYPE_MATCHER, applied to a document's first line.
+var jinjaHeader = regexp.MustCompile(`(?i)^##\s*template:(.*)$`)
+
 // kubeDocPattern marks text worth parsing as kubeadm or kubelet configuration YAML.
 var kubeDocPattern = regexp.MustCompile(`(?m)^[ \t]*kind:[ \t]*["']?(?:JoinConfiguration|KubeletConfiguration)\b`)
 
@@ -56,7 +59,9 @@ func (sc *scanner) spend(n int) error {
 	return nil
 }
 
-func (sc *scanner) scanPayload(b []byte, kind contentKind, depth int) error {
+// scanUserData reads the whole userdata as cloud-init's convert_string does: inflated when it
+// is gzip, split when it is MIME, else one document typed by its first line.
+func (sc *scanner) scanUserData(b []byte) error {
 	b, err := gunzipIfCompressed(b)
 	if err != nil {
 		return err
@@ -64,28 +69,30 @@ func (sc *scanner) scanPayload(b []byte, kind contentKind, depth int) error {
 	if err := sc.spend(len(b)); err != nil {
 		return err
 	}
-	return sc.scanText(string(b), kind, depth)
+	text := string(b)
+	if isMIME(text) {
+		return sc.scanDocument(text, kindMIME, 0)
+	}
+	return sc.scanDocument(text, kindOf("text/x-not-multipart", text), 0)
 }
 
-func (sc *scanner) scanText(text string, kind contentKind, depth int) error {
+// scanDocument runs a document the way cloud-init's handler for its kind would; a document
+// cloud-init has no handler for starts nothing.
+func (sc *scanner) scanDocument(text string, kind contentKind, depth int) error {
 	if depth > maxNesting {
 		return errTooDeep
 	}
-	text = instanceIDPlaceholder.ReplaceAllString(text, sc.instanceID)
-	if kind == kindUnknown && isMIME(text) {
+	switch kind {
+	case kindMIME:
 		return sc.scanMIME(text, depth)
-	}
-	if kind == kindUnknown {
-		kind = sniffKind(text)
-	}
-	switch {
-	case kind == kindCloudConfig:
+	case kindJinja:
+		return sc.scanJinja(text, depth)
+	case kindCloudConfig:
 		return sc.scanCloudConfig(text, depth)
-	case kind == kindUnknown && kubeDocPattern.MatchString(text):
-		return sc.scanKubeDocs(text)
-	default:
+	case kindScript:
 		return sc.scanScript(text, depth)
 	}
+	return nil
 }
 
 func (sc *scanner) scanMIME(text string, depth int) error {
@@ -94,29 +101,44 @@ func (sc *scanner) scanMIME(text string, depth int) error {
 		return err
 	}
 	for _, p := range parts {
-		if err := sc.scanPayload([]byte(p.body), p.kind, depth+1); err != nil {
+		if err := sc.spend(len(p.body)); err != nil {
+			return err
+		}
+		if err := sc.scanDocument(p.body, p.kind, depth+1); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// sniffKind reads the first line the way cloud-init picks a handler, after an optional jinja
-// header.
-func sniffKind(text string) contentKind {
-	first, rest, _ := strings.Cut(strings.TrimLeft(text, "\r\n\t "), "\n")
-	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(first)), "## template:") {
-		first, _, _ = strings.Cut(rest, "\n")
+// scanJinja renders a jinja document as cloud-init's jinja handler does: only under a
+// "## template: jinja" first line (any other part typed text/jinja2 fails to render and runs
+// nothing), with the instance id placeholders replaced, then hands the result to the
+// cloud-config or shell script handler by its first line.
+func (sc *scanner) scanJinja(text string, depth int) error {
+	first, rest, _ := strings.Cut(text, "\n")
+	m := jinjaHeader.FindStringSubmatch(strings.TrimRight(first, "\r"))
+	if m == nil || strings.ToLower(strings.TrimSpace(m[1])) != "jinja" {
+		return nil
 	}
-	first = strings.TrimSpace(first)
-	switch {
-	case strings.HasPrefix(first, "#cloud-config"):
-		return kindCloudConfig
-	case strings.HasPrefix(first, "#!"), strings.HasPrefix(first, "#cloud-boothook"):
-		return kindScript
-	default:
-		return kindUnknown
+	rendered := instanceIDPlaceholder.ReplaceAllString(rest, sc.instanceID)
+	switch kind := kindOf("text/plain", rendered); kind {
+	case kindCloudConfig, kindScript:
+		return sc.scanDocument(rendered, kind, depth+1)
 	}
+	return nil
+}
+
+// scanFile reads a file the userdata writes (write_files, a here-document): a kubeadm or
+// kubelet configuration, else kubelet flags as in a script.
+func (sc *scanner) scanFile(text string, depth int) error {
+	if depth > maxNesting {
+		return errTooDeep
+	}
+	if kubeDocPattern.MatchString(text) {
+		return sc.scanKubeDocs(text)
+	}
+	return sc.scanScript(text, depth)
 }
 
 // scanScript reads flags from the script's own lines and reads each here-document as a file of
@@ -135,7 +157,7 @@ func (sc *scanner) scanScript(text string, depth int) error {
 		for end < len(lines) && strings.TrimSpace(lines[end]) != delimiter {
 			end++
 		}
-		if err := sc.scanText(strings.Join(lines[i+1:end], "\n"), kindUnknown, depth+1); err != nil {
+		if err := sc.scanFile(strings.Join(lines[i+1:end], "\n"), depth+1); err != nil {
 			return err
 		}
 		i, start = end, end+1

@@ -38,7 +38,7 @@ var (
 
 // bootstrapUserData is what a provider's kubeadm bootstrap sends: a script writing a v1beta4
 // JoinConfiguration and a KubeletConfiguration, then joining.
-var bootstrapUserData = b64("#!/bin/bash\nset -e\ncat >/etc/kubeadm/join.yaml <<'EOF'\n" +
+var bootstrapUserData = b64("## template: jinja\n#!/bin/bash\nset -e\ncat >/etc/kubeadm/join.yaml <<'EOF'\n" +
 	kubeadmV1beta4 + "---\n" + kubeletConfiguration + "EOF\nkubeadm join --config /etc/kubeadm/join.yaml\n")
 
 func bootstrappedVM(id, name string) VM {
@@ -137,9 +137,10 @@ func TestRunningVMRegistersTheNodeItsUserDataDescribes(t *testing.T) {
 		t.Errorf("capacity = %v, want %v", node.Status.Capacity, wantCapacity)
 	}
 	// kube-reserved from kubeletExtraArgs (cpu=100m, memory=256Mi) replaces the configuration's;
-	// system-reserved memory=512Mi and evictionHard memory.available=5% (409.6Mi) come from it.
+	// system-reserved memory=512Mi and evictionHard memory.available=5% (409.6Mi, 429496736 bytes
+	// as the kubelet computes a float32 fraction) come from it.
 	wantAllocatable := resources("cpu", "3900m", "pods", "30", "nvidia.com/gpu", "1", "ephemeral-storage", "50Gi")
-	wantAllocatable[corev1.ResourceMemory] = *resource.NewQuantity(8<<30-256<<20-512<<20-(8<<30)*5/100, resource.BinarySI)
+	wantAllocatable[corev1.ResourceMemory] = *resource.NewQuantity(8<<30-256<<20-512<<20-429496736, resource.BinarySI)
 	if !equality.Semantic.DeepEqual(node.Status.Allocatable, wantAllocatable) {
 		t.Errorf("allocatable = %v, want %v", node.Status.Allocatable, wantAllocatable)
 	}

@@ -32,6 +32,9 @@ type VM struct {
 	GPUName, IPAddress string
 	// UserData is base64 exactly as passed to deployVirtualMachine.
 	UserData string
+	// RootDiskBytes is the root disk the VM booted with: the deploy's rootdisksize, else its
+	// template's size; zero when unknown.
+	RootDiskBytes int64
 }
 
 // Source is the fake cloud's VM store as the simulator sees it.
@@ -52,7 +55,7 @@ type Options struct {
 	ResyncInterval time.Duration
 	// DefaultMaxPods is the pods capacity when the userdata sets no max pods (kubelet's default).
 	DefaultMaxPods int
-	// EphemeralStorage is every node's ephemeral-storage capacity: VMs carry no disk size.
+	// EphemeralStorage is the ephemeral-storage capacity of a VM whose root disk size is unknown.
 	EphemeralStorage resource.Quantity
 	// Workers bounds the concurrent calls to the API server; the client's QPS is the caller's.
 	Workers int

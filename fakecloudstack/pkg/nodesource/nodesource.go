@@ -42,11 +42,20 @@ func (s *Source) VMs() []nodesim.VM {
 	for _, o := range s.store.Offerings.List() {
 		offerings[o.ID] = o.Name
 	}
+	templateSizes := map[string]int64{}
+	for _, t := range s.store.Templates.List() {
+		templateSizes[t.ID] = t.SizeBytes
+	}
 	out := make([]nodesim.VM, len(vms))
 	for i, vm := range vms {
 		out[i] = nodesim.VM{
 			ID: vm.ID, Name: vm.Name, State: vm.State, ZoneName: zones[vm.ZoneID], OfferingName: offerings[vm.OfferingID],
 			CPU: vm.CPU, MemoryMiB: vm.MemoryMiB, GPUs: vm.GPUs, GPUName: vm.GPUName, UserData: vm.UserData,
+			RootDiskBytes: templateSizes[vm.TemplateID],
+		}
+		// CloudStack's rootdisksize is in GiB and replaces the template's size.
+		if vm.RootDiskGB > 0 {
+			out[i].RootDiskBytes = vm.RootDiskGB << 30
 		}
 		if len(vm.NICs) > 0 {
 			out[i].IPAddress = vm.NICs[0].IP

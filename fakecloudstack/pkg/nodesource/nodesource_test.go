@@ -28,13 +28,14 @@ func TestVMsCarryWhatTheSimulatorNeeds(t *testing.T) {
 	st.Zones.Put("z", store.Zone{ID: "z", Name: "zone-a"})
 	st.Offerings.Put("o", store.ServiceOffering{ID: "o", Name: "gpu.xlarge"})
 	st.Networks.Put("n", store.Network{ID: "n", CIDR: "10.1.0.0/16"})
+	st.Templates.Put("t", store.Template{ID: "t", SizeBytes: 20 << 30})
 	src := New(st)
 	select {
 	case <-src.Changed():
 		t.Fatal("a change signalled before any change")
 	default:
 	}
-	if _, err := st.InsertVM(store.VM{ID: "vm", Name: "node-1", State: store.Running, ZoneID: "z", OfferingID: "o",
+	if _, err := st.InsertVM(store.VM{ID: "vm", Name: "node-1", State: store.Running, ZoneID: "z", OfferingID: "o", TemplateID: "t",
 		CPU: 8, MemoryMiB: 61440, GPUs: 1, GPUName: "NVIDIA A10", UserData: "IyE=", NICs: []store.NIC{{NetworkID: "n"}}, Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,18 @@ func TestVMsCarryWhatTheSimulatorNeeds(t *testing.T) {
 	}
 	vm := vms[0]
 	if vm.ID != "vm" || vm.Name != "node-1" || vm.State != store.Running || vm.ZoneName != "zone-a" || vm.OfferingName != "gpu.xlarge" ||
-		vm.CPU != 8 || vm.MemoryMiB != 61440 || vm.GPUs != 1 || vm.GPUName != "NVIDIA A10" || vm.IPAddress != "10.1.0.11" || vm.UserData != "IyE=" {
+		vm.CPU != 8 || vm.MemoryMiB != 61440 || vm.GPUs != 1 || vm.GPUName != "NVIDIA A10" || vm.IPAddress != "10.1.0.11" || vm.UserData != "IyE=" || vm.RootDiskBytes != 20<<30 {
 		t.Fatalf("vm %+v", vm)
+	}
+}
+
+func TestRootDiskSizeOfTheDeployReplacesTheTemplates(t *testing.T) {
+	st := store.New()
+	st.Templates.Put("t", store.Template{ID: "t", SizeBytes: 20 << 30})
+	if _, err := st.InsertVM(store.VM{ID: "vm", Name: "node-1", State: store.Running, TemplateID: "t", RootDiskGB: 80, Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := New(st).VMs()[0].RootDiskBytes; got != 80<<30 {
+		t.Fatalf("root disk %d bytes, want rootdisksize 80 GiB", got)
 	}
 }

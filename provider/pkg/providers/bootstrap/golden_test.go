@@ -20,17 +20,16 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
-	"sigs.k8s.io/yaml"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/reservation"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 // update rewrites the golden files: go test ./provider/pkg/providers/bootstrap/ -update
@@ -81,28 +80,15 @@ func goldenData() *Data {
 	return d
 }
 
-// documentedTemplates are the template-mode examples of provider/docs/nodeclass.md, each the
-// YAML block after a `<!-- template example: <name> -->` line: the tests render exactly what
-// users copy.
+// documentedTemplates are the template-mode examples of provider/docs/nodeclass.md.
 func documentedTemplates() map[string]string {
 	GinkgoHelper()
-	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "nodeclass.md"))
+	examples, err := test.DocumentedTemplates()
 	Expect(err).ToNot(HaveOccurred())
-	examples := map[string]string{}
-	for _, m := range templateExample.FindAllStringSubmatch(string(doc), -1) {
-		var fragment struct {
-			Bootstrap v1.Bootstrap `json:"bootstrap"`
-		}
-		Expect(yaml.Unmarshal([]byte(m[2]), &fragment)).To(Succeed(), "template example %s", m[1])
-		Expect(fragment.Bootstrap.Template).ToNot(BeEmpty(), "template example %s has no bootstrap.template", m[1])
-		examples[m[1]] = fragment.Bootstrap.Template
-	}
 	Expect(examples).To(HaveKey("script"))
 	Expect(examples).To(HaveKey("cloud-config"))
 	return examples
 }
-
-var templateExample = regexp.MustCompile("(?s)<!-- template example: ([a-z-]+) -->\n```yaml\n(.*?)```")
 
 var _ = Describe("Golden userdata", func() {
 	It("renders a kubeadm v1beta4 JoinConfiguration", func() {
