@@ -132,5 +132,11 @@ var _ = Describe("CEL validation", func() {
 		}, "spec.bootstrap.template is only used in template mode"),
 		Entry("an endpoint without a port", func(s *v1.CloudStackNodeClassSpec) { s.Bootstrap = &v1.Bootstrap{APIServerEndpoint: "https://lb"} },
 			"spec.bootstrap.apiServerEndpoint"),
+		Entry("an unknown kubeadm config version", func(s *v1.CloudStackNodeClassSpec) {
+			s.Bootstrap = &v1.Bootstrap{KubeadmConfigVersion: "v1beta2"}
+		}, "spec.bootstrap.kubeadmConfigVersion"),
+		Entry("a kubeadm config version in template mode", func(s *v1.CloudStackNodeClassSpec) {
+			s.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: "#!/bin/sh", KubeadmConfigVersion: v1.KubeadmConfigV1beta3}
+		}, "spec.bootstrap.kubeadmConfigVersion is only used in kubeadm mode"),
 	)
 })
