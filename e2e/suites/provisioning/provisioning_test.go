@@ -21,8 +21,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -49,6 +51,7 @@ var _ = Describe("Provisioning", func() {
 		Expect(s.NodeOf(ctx, &pod).Labels).To(HaveKeyWithValue(corev1.LabelInstanceTypeStable, objects.InstanceType("gp.medium")))
 		vm := s.ExpectOneLiveVM()
 		Expect(vm.ServiceOffering).To(Equal("gp.medium"))
+		expectAllocatableAsPromised(ctx)
 	}, SpecTimeout(5*time.Minute))
 
 	It("registers the node from the userdata: labels, taints and providerID", Label("smoke"), func(ctx SpecContext) {
@@ -83,6 +86,8 @@ var _ = Describe("Provisioning", func() {
 		Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelTopologyZone, vm.Zone))
 		By("having been registered by Karpenter, which lifts the unregistered taint")
 		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.UnregisteredTaintKey)))
+		By("reporting the allocatable the NodeClaim promised")
+		expectAllocatableAsPromised(ctx)
 	}, SpecTimeout(5*time.Minute))
 
 	DescribeTable("honours NodePool requirements",
@@ -96,6 +101,7 @@ var _ = Describe("Provisioning", func() {
 			vm := s.ExpectOneLiveVM()
 			Expect(vm.Name).To(Equal(node.Name))
 			Expect(vm.Zone).To(Equal(node.Labels[corev1.LabelTopologyZone]))
+			expectAllocatableAsPromised(ctx)
 		},
 		Entry("an instance type", objects.WithRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn, objects.InstanceType("cp.xlarge")),
 			noPodOption, corev1.LabelInstanceTypeStable, objects.InstanceType("cp.xlarge"), SpecTimeout(5*time.Minute)),
@@ -116,6 +122,7 @@ var _ = Describe("Provisioning", func() {
 		Expect(node.Status.Capacity.Cpu().Cmp(resource.MustParse("3"))).To(BeNumerically(">", 0))
 		Expect(node.Status.Capacity.Cpu().Cmp(resource.MustParse("16"))).To(BeNumerically("<", 0))
 		Expect(node.Status.Capacity.Memory().Cmp(resource.MustParse("64Gi"))).To(BeNumerically("<", 0))
+		expectAllocatableAsPromised(ctx)
 	}, SpecTimeout(5*time.Minute))
 
 	It("launches the GPU offering for a GPU pod", func(ctx SpecContext) {
@@ -127,6 +134,7 @@ var _ = Describe("Provisioning", func() {
 		Expect(s.ExpectOneLiveVM().ServiceOffering).To(Equal("gpu.xlarge"))
 		gpus := node.Status.Capacity[corev1.ResourceName(csv1.ResourceGPU)]
 		Expect(gpus.Value()).To(BeEquivalentTo(1))
+		expectAllocatableAsPromised(ctx)
 	}, SpecTimeout(5*time.Minute))
 
 	It("spreads pods over every zone", func(ctx SpecContext) {
@@ -142,7 +150,29 @@ var _ = Describe("Provisioning", func() {
 			zones = append(zones, s.NodeOf(ctx, &p).Labels[corev1.LabelTopologyZone])
 		}
 		Expect(zones).To(ConsistOf("zone-a", "zone-b", "zone-c"))
+		expectAllocatableAsPromised(ctx)
 	}, SpecTimeout(5*time.Minute))
 })
 
 func noPodOption(*corev1.PodSpec) {}
+
+// expectAllocatableAsPromised checks that every Node reports, resource by resource, the
+// allocatable its NodeClaim was launched with: the instance-type model and the kubelet
+// arguments of the userdata hold back the same reservations.
+func expectAllocatableAsPromised(ctx SpecContext) {
+	GinkgoHelper()
+	claims, err := s.NodeClaims(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(claims).NotTo(BeEmpty())
+	for _, claim := range claims {
+		Expect(claim.Status.NodeName).NotTo(BeEmpty(), "NodeClaim %s has no Node", claim.Name)
+		node := &corev1.Node{}
+		Expect(s.Env.Client.Get(ctx, client.ObjectKey{Name: claim.Status.NodeName}, node)).To(Succeed())
+		instanceType := claim.Labels[corev1.LabelInstanceTypeStable]
+		for name := range lo.Assign(node.Status.Allocatable, claim.Status.Allocatable) {
+			got, want := node.Status.Allocatable[name], claim.Status.Allocatable[name]
+			Expect(got.Cmp(want)).To(BeZero(), "%s (%s): the Node's allocatable %s is %s, its NodeClaim's %s",
+				claim.Name, instanceType, name, got.String(), want.String())
+		}
+	}
+}
