@@ -34,16 +34,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 )
-
-type modelPrices struct{}
-
-func (modelPrices) Price(o v1.ServiceOffering, cpu, mem int64) float64 {
-	return pricing.Model(cpu, mem, o.GPUs)
-}
-func (modelPrices) SeqNum() uint64 { return 0 }
 
 // The instance-type model promises each NodeClaim an allocatable; the kubelet started by the
 // userdata rendered for it must report exactly that, for every offered type (fixed, custom,
@@ -76,7 +68,7 @@ func TestAllocatableOfEveryInstanceTypeIsTheNodes(t *testing.T) {
 			}
 			change(nodeClass)
 			unavailable := cache.NewUnavailableOfferings(clock.NewFakeClock(time.Now()), cache.UnavailableOfferingsTTL)
-			types, err := instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(context.Background(), nodeClass)
+			types, err := instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(context.Background(), nodeClass)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,22 +33,13 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 )
-
-// modelPrices is a pricing provider without user prices.
-type modelPrices struct{}
-
-func (modelPrices) Price(o v1.ServiceOffering, cpu, mem int64) float64 {
-	return pricing.Model(cpu, mem, o.GPUs)
-}
-func (modelPrices) SeqNum() uint64 { return 0 }
 
 func setup(t testing.TB) (*instancetype.DefaultProvider, *cache.UnavailableOfferings, *v1.CloudStackNodeClass) {
 	t.Helper()
 	unavailable := cache.NewUnavailableOfferings(clocktesting.NewFakeClock(time.Now()), cache.UnavailableOfferingsTTL)
-	return instancetype.NewDefaultProvider("", modelPrices{}, unavailable), unavailable, fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
+	return instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable), unavailable, fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 }
 
 func byName(types []*cloudprovider.InstanceType) map[string]*cloudprovider.InstanceType {
