@@ -19,6 +19,7 @@ package cloudstack
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
@@ -28,39 +29,41 @@ import (
 const ResourceTypeVM = "UserVm"
 
 func (c *Client) CreateAffinityGroup(ctx context.Context, scope Scope, name, groupType string) (Created, error) {
-	if err := ctx.Err(); err != nil {
-		return Created{}, err
-	}
-	cs := c.client()
-	p := cs.AffinityGroup.NewCreateAffinityGroupParams(name, groupType)
-	applyScope(p, scope)
-	r, err := cs.AffinityGroup.CreateAffinityGroup(p)
-	if err != nil {
-		return Created{}, classify("createAffinityGroup", err)
-	}
-	return Created{ID: r.Id, JobID: r.JobID}, nil
+	return call(ctx, c, "createAffinityGroup", func(cs *cloudstack.CloudStackClient) (Created, error) {
+		p := cs.AffinityGroup.NewCreateAffinityGroupParams(name, groupType)
+		applyScope(p, scope)
+		r, err := cs.AffinityGroup.CreateAffinityGroup(p)
+		if err != nil {
+			return Created{}, err
+		}
+		return created(r.Id, r.JobID)
+	})
 }
 
 func (c *Client) DeleteAffinityGroup(ctx context.Context, scope Scope, id string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	cs := c.client()
-	p := cs.AffinityGroup.NewDeleteAffinityGroupParams()
-	p.SetId(id)
-	applyScope(p, scope)
-	r, err := cs.AffinityGroup.DeleteAffinityGroup(p)
-	if err != nil {
-		return "", classify("deleteAffinityGroup", err)
-	}
-	return r.JobID, nil
+	return call(ctx, c, "deleteAffinityGroup", func(cs *cloudstack.CloudStackClient) (string, error) {
+		p := cs.AffinityGroup.NewDeleteAffinityGroupParams()
+		p.SetId(id)
+		applyScope(p, scope)
+		r, err := cs.AffinityGroup.DeleteAffinityGroup(p)
+		if err != nil {
+			return "", err
+		}
+		return job(r.JobID)
+	})
 }
 
 func (c *Client) DeployVirtualMachine(ctx context.Context, req DeployRequest) (Created, error) {
-	if err := ctx.Err(); err != nil {
-		return Created{}, err
-	}
-	cs := c.client()
+	return call(ctx, c, "deployVirtualMachine", func(cs *cloudstack.CloudStackClient) (Created, error) {
+		r, err := cs.VirtualMachine.DeployVirtualMachine(deployParams(cs, req))
+		if err != nil {
+			return Created{}, err
+		}
+		return created(r.Id, r.JobID)
+	})
+}
+
+func deployParams(cs *cloudstack.CloudStackClient, req DeployRequest) *cloudstack.DeployVirtualMachineParams {
 	p := cs.VirtualMachine.NewDeployVirtualMachineParams(req.ServiceOfferingID, req.TemplateID, req.ZoneID)
 	applyScope(p, req.Scope)
 	p.SetName(req.Name)
@@ -89,73 +92,74 @@ func (c *Client) DeployVirtualMachine(ctx context.Context, req DeployRequest) (C
 	if len(req.Details) > 0 {
 		p.SetDetails(req.Details)
 	}
-	r, err := cs.VirtualMachine.DeployVirtualMachine(p)
-	if err != nil {
-		return Created{}, classify("deployVirtualMachine", err)
-	}
-	return Created{ID: r.Id, JobID: r.JobID}, nil
+	return p
 }
 
 func (c *Client) DestroyVirtualMachine(ctx context.Context, id string, expunge bool) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	cs := c.client()
-	p := cs.VirtualMachine.NewDestroyVirtualMachineParams(id)
-	p.SetExpunge(expunge)
-	r, err := cs.VirtualMachine.DestroyVirtualMachine(p)
-	if err != nil {
-		return "", classify("destroyVirtualMachine", err)
-	}
-	return r.JobID, nil
+	return call(ctx, c, "destroyVirtualMachine", func(cs *cloudstack.CloudStackClient) (string, error) {
+		p := cs.VirtualMachine.NewDestroyVirtualMachineParams(id)
+		p.SetExpunge(expunge)
+		r, err := cs.VirtualMachine.DestroyVirtualMachine(p)
+		if err != nil {
+			return "", err
+		}
+		return job(r.JobID)
+	})
 }
 
 func (c *Client) RebootVirtualMachine(ctx context.Context, id string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	cs := c.client()
-	r, err := cs.VirtualMachine.RebootVirtualMachine(cs.VirtualMachine.NewRebootVirtualMachineParams(id))
-	if err != nil {
-		return "", classify("rebootVirtualMachine", err)
-	}
-	return r.JobID, nil
+	return call(ctx, c, "rebootVirtualMachine", func(cs *cloudstack.CloudStackClient) (string, error) {
+		r, err := cs.VirtualMachine.RebootVirtualMachine(cs.VirtualMachine.NewRebootVirtualMachineParams(id))
+		if err != nil {
+			return "", err
+		}
+		return job(r.JobID)
+	})
 }
 
 func (c *Client) CreateTags(ctx context.Context, resourceIDs []string, tags map[string]string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
 	if len(resourceIDs) == 0 || len(tags) == 0 {
 		return "", fmt.Errorf("creating tags, no resource or no tag given")
 	}
-	cs := c.client()
-	r, err := cs.Resourcetags.CreateTags(cs.Resourcetags.NewCreateTagsParams(resourceIDs, ResourceTypeVM, tags))
-	if err != nil {
-		return "", classify("createTags", err)
-	}
-	return r.JobID, nil
+	return call(ctx, c, "createTags", func(cs *cloudstack.CloudStackClient) (string, error) {
+		r, err := cs.Resourcetags.CreateTags(cs.Resourcetags.NewCreateTagsParams(resourceIDs, ResourceTypeVM, tags))
+		if err != nil {
+			return "", err
+		}
+		return job(r.JobID)
+	})
 }
 
+// QueryAsyncJobResult goes through cloudstack-go's custom request: its own method sends a
+// failed query twice more after sleeps that no context can cut short.
 func (c *Client) QueryAsyncJobResult(ctx context.Context, jobID string) (*cloudstack.QueryAsyncJobResultResponse, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cs := c.client()
-	r, err := cs.Asyncjob.QueryAsyncJobResult(cs.Asyncjob.NewQueryAsyncJobResultParams(jobID))
-	return r, classify("queryAsyncJobResult", err)
+	return call(ctx, c, "queryAsyncJobResult", func(cs *cloudstack.CloudStackClient) (*cloudstack.QueryAsyncJobResultResponse, error) {
+		p := &cloudstack.CustomServiceParams{}
+		p.SetParam("jobid", jobID)
+		var r cloudstack.QueryAsyncJobResultResponse
+		// Its interface lists no method; the service itself has them.
+		custom, _ := cs.Custom.(*cloudstack.CustomService)
+		if err := custom.CustomRequest("queryAsyncJobResult", p, &r); err != nil {
+			return nil, err
+		}
+		if _, err := job(r.JobID); err != nil {
+			return nil, err
+		}
+		return &r, nil
+	})
 }
 
 func (c *Client) ListCapabilities(ctx context.Context) (*cloudstack.Capability, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cs := c.client()
-	r, err := cs.Configuration.ListCapabilities(cs.Configuration.NewListCapabilitiesParams())
-	if err != nil {
-		return nil, classify("listCapabilities", err)
-	}
-	return r.Capabilities, nil
+	return call(ctx, c, "listCapabilities", func(cs *cloudstack.CloudStackClient) (*cloudstack.Capability, error) {
+		r, err := cs.Configuration.ListCapabilities(cs.Configuration.NewListCapabilitiesParams())
+		if err != nil {
+			return nil, err
+		}
+		if r.Capabilities == nil {
+			return nil, errors.New("the answer holds no capability")
+		}
+		return r.Capabilities, nil
+	})
 }
 
 // DateLayout is the format of CloudStack dates, in answers and in parameters such as

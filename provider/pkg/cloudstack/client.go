@@ -17,26 +17,35 @@ limitations under the License.
 package cloudstack
 
 import (
+	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
 	"net/http"
 	"sync/atomic"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-	"golang.org/x/time/rate"
+	"k8s.io/utils/clock"
 )
 
-// DefaultCallsPerSecond stays well under CloudStack's api.throttling.max (25 calls/s per
-// account), which the management server shares with the CCM and the CSI driver.
-const DefaultCallsPerSecond = 10
-
 // Client implements API over cloudstack-go. Credentials can be swapped at run time (the
-// cloud-config file changed) while the rate limiter, the throttling pause and the metrics stay
-// shared.
+// cloud-config file changed) while the throttle and the metrics stay shared.
+//
+// Every call is bound to its caller's context: cloudstack-go takes none and builds its
+// requests without one, so each call gets a cloudstack-go client of its own whose transport
+// puts the context back on every request (about 3 µs and 4 KB a call). The context's deadline
+// and cancellation end the wait for the rate limiter, the wait after a 429 and the HTTP
+// exchange itself; an exchange also ends after requestTimeout when the context has no earlier
+// deadline.
 type Client struct {
-	limiter *rate.Limiter
-	pause   *pause
-	base    http.RoundTripper
-	cs      atomic.Pointer[cloudstack.CloudStackClient]
+	throttle *throttle
+	endpoint atomic.Pointer[endpoint]
+}
+
+// endpoint is one set of credentials with the HTTP transport built for them.
+type endpoint struct {
+	creds Credentials
+	next  http.RoundTripper
 }
 
 var _ API = (*Client)(nil)
@@ -44,27 +53,17 @@ var _ API = (*Client)(nil)
 // Option configures a Client.
 type Option func(*Client)
 
-// WithHTTPClient makes calls through the given client's transport (tests, proxies); the rate
-// limiter and the metrics still wrap it.
-func WithHTTPClient(client *http.Client) Option {
-	return func(c *Client) {
-		if client != nil && client.Transport != nil {
-			c.base = client.Transport
-		}
-	}
-}
-
-// WithRateLimit sets the client-side limit in calls per second, shared by every caller of this
-// Client; burst is how many calls may start at once after a quiet period.
+// WithRateLimit sets the ceiling of the client-side rate in calls per second, shared by every
+// caller of this Client, and how many calls may start at once after a quiet period.
 func WithRateLimit(callsPerSecond float64, burst int) Option {
 	return func(c *Client) {
-		c.limiter = rate.NewLimiter(rate.Limit(callsPerSecond), max(burst, 1))
+		c.throttle = newThrottle(clock.RealClock{}, callsPerSecond, burst)
 	}
 }
 
 // NewClient builds a Client for the given credentials.
 func NewClient(creds Credentials, opts ...Option) (*Client, error) {
-	c := &Client{limiter: rate.NewLimiter(DefaultCallsPerSecond, DefaultCallsPerSecond), pause: &pause{}}
+	c := &Client{throttle: newThrottle(clock.RealClock{}, DefaultCallsPerSecond, DefaultBurst)}
 	for _, opt := range opts {
 		opt(c)
 	}
@@ -79,21 +78,58 @@ func (c *Client) SetCredentials(creds Credentials) error {
 	if err := creds.Validate(); err != nil {
 		return err
 	}
-	next := c.base
-	if next == nil {
-		defaultTransport := http.DefaultTransport.(*http.Transport).Clone()
-		defaultTransport.TLSClientConfig = &tls.Config{InsecureSkipVerify: !creds.VerifySSL} //nolint:gosec // the operator's explicit choice
-		next = defaultTransport
-	}
-	// No client timeout: it would count the wait for the rate limiter, which the transport
-	// keeps apart from the bounded exchange.
-	httpClient := &http.Client{Transport: &transport{next: next, limiter: c.limiter, pause: c.pause}}
-	c.cs.Store(cloudstack.NewClient(creds.APIURL, creds.APIKey, creds.SecretKey, creds.VerifySSL, cloudstack.WithHTTPClient(httpClient)))
+	next := http.DefaultTransport.(*http.Transport).Clone()
+	next.TLSClientConfig = &tls.Config{InsecureSkipVerify: !creds.VerifySSL} //nolint:gosec // the operator's explicit choice
+	c.endpoint.Store(&endpoint{creds: creds, next: next})
 	return nil
 }
 
-func (c *Client) client() *cloudstack.CloudStackClient {
-	return c.cs.Load()
+// session returns a cloudstack-go client whose every request carries ctx, and its transport.
+func (c *Client) session(ctx context.Context) (*cloudstack.CloudStackClient, *transport) {
+	ep := c.endpoint.Load()
+	t := &transport{ctx: ctx, next: ep.next, throttle: c.throttle}
+	// No client timeout: it would count the waits for the throttle, which the transport keeps
+	// apart from the bounded exchange.
+	cs := cloudstack.NewClient(ep.creds.APIURL, ep.creds.APIKey, ep.creds.SecretKey, ep.creds.VerifySSL, cloudstack.WithHTTPClient(&http.Client{Transport: t}))
+	return cs, t
+}
+
+// call runs one command through cloudstack-go, bound to ctx. cloudstack-go indexes answers it
+// has not checked (a list answer whose count says 1 but whose list is empty makes it read the
+// first item of an empty slice): a panic while it reads an answer becomes an error naming the
+// command instead of ending the caller's goroutine.
+func call[T any](ctx context.Context, c *Client, command string, do func(cs *cloudstack.CloudStackClient) (T, error)) (result T, err error) {
+	if err := ctx.Err(); err != nil {
+		return result, err
+	}
+	cs, t := c.session(ctx)
+	defer func() {
+		if r := recover(); r != nil {
+			var zero T
+			result, err = zero, classify(command, t.status, fmt.Errorf("the answer could not be read: %v", r))
+		}
+	}()
+	result, err = do(cs)
+	return result, classify(command, t.status, err)
+}
+
+// errNoJob is an answer to an asynchronous command without the job that runs it.
+var errNoJob = errors.New("the answer names no job")
+
+// job is the job id of an asynchronous command's answer.
+func job(jobID string) (string, error) {
+	if jobID == "" {
+		return "", errNoJob
+	}
+	return jobID, nil
+}
+
+// created is the answer of an asynchronous create command: the new resource and its job.
+func created(id, jobID string) (Created, error) {
+	if id == "" || jobID == "" {
+		return Created{}, fmt.Errorf("the answer names no resource or no job (id %q, job %q)", id, jobID)
+	}
+	return Created{ID: id, JobID: jobID}, nil
 }
 
 // scoped is satisfied by every params type that accepts a project or a domain.

@@ -121,7 +121,7 @@ func TestRateLimiterIsSharedAcrossCredentialChanges(t *testing.T) {
 	if _, err := c.ListVirtualMachines(ctx, Scope{}, VMFilter{}); err != nil {
 		t.Fatal(err)
 	}
-	if tokens := c.limiter.Tokens(); math.Round(tokens) != 3 {
+	if tokens := c.throttle.limiter.Tokens(); math.Round(tokens) != 3 {
 		t.Fatalf("limiter has %v tokens left, want 3 after 2 calls from a burst of 5", tokens)
 	}
 }

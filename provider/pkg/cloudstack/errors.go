@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -57,8 +58,10 @@ func (e *APIError) Error() string {
 var flattened = regexp.MustCompile(`(?s)^CloudStack API error (\d+) \(CSExceptionErrorCode: (\d+)\): (.*)$`)
 
 // classify turns what cloudstack-go returned into an *APIError where it can, and strips the
-// signed request URL (it carries the API key) from transport errors.
-func classify(command string, err error) error {
+// signed request URL (it carries the API key) from transport errors. Anything else is an answer
+// cloudstack-go could not read: its error is kept to one line and names the HTTP status of the
+// answer when that was not 200 (a proxy's error page, say).
+func classify(command string, status int, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -71,7 +74,25 @@ func classify(command string, err error) error {
 	if errors.As(err, &urlErr) {
 		return fmt.Errorf("calling %s, %s: %w", command, urlErr.Op, urlErr.Err)
 	}
+	// cloudstack-go quotes a whole answer it cannot unwrap, over several lines.
+	if text := err.Error(); strings.ContainsAny(text, "\r\n") {
+		err = errors.New(oneLine(text))
+	}
+	if status != 0 && status != http.StatusOK {
+		return fmt.Errorf("calling %s, answered HTTP %d %s: %w", command, status, http.StatusText(status), err)
+	}
 	return fmt.Errorf("calling %s, %w", command, err)
+}
+
+// maxErrorText keeps an unreadable answer quoted in an error short enough for a log line.
+const maxErrorText = 200
+
+func oneLine(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) > maxErrorText {
+		return text[:maxErrorText] + "..."
+	}
+	return text
 }
 
 // JobStatus values of an async job.

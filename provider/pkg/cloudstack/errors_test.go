@@ -43,7 +43,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := classify("cmd", c.err)
+			err := classify("cmd", 0, c.err)
 			var apiErr *APIError
 			if got := errors.As(err, &apiErr); got != c.isAPIErr {
 				t.Fatalf("APIError = %v, want %v (%v)", got, c.isAPIErr, err)
@@ -59,7 +59,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestClassifyStripsSignedURL(t *testing.T) {
-	err := classify("listZones", &url.Error{Op: "Get", URL: "http://cs/client/api?apiKey=SECRETKEY&signature=SIG", Err: errors.New("connection refused")})
+	err := classify("listZones", 0, &url.Error{Op: "Get", URL: "http://cs/client/api?apiKey=SECRETKEY&signature=SIG", Err: errors.New("connection refused")})
 	if strings.Contains(err.Error(), "SECRETKEY") || strings.Contains(err.Error(), "SIG") {
 		t.Fatalf("error leaks the signed URL: %v", err)
 	}

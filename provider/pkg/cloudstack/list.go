@@ -35,7 +35,7 @@ type pager interface {
 
 // listAll fetches page after page until the total count is reached, so callers never see a
 // partial list.
-func listAll[T any](ctx context.Context, command string, p pager, fetch func() ([]T, int, error)) ([]T, error) {
+func listAll[T any](ctx context.Context, p pager, fetch func() ([]T, int, error)) ([]T, error) {
 	var all []T
 	for page := 1; ; page++ {
 		if err := ctx.Err(); err != nil {
@@ -45,7 +45,7 @@ func listAll[T any](ctx context.Context, command string, p pager, fetch func() (
 		p.SetPagesize(PageSize)
 		items, count, err := fetch()
 		if err != nil {
-			return nil, classify(command, err)
+			return nil, err
 		}
 		all = append(all, items...)
 		if len(items) < PageSize || len(all) >= count {
@@ -55,149 +55,156 @@ func listAll[T any](ctx context.Context, command string, p pager, fetch func() (
 }
 
 func (c *Client) ListZones(ctx context.Context) ([]*cloudstack.Zone, error) {
-	cs := c.client()
-	p := cs.Zone.NewListZonesParams()
-	return listAll(ctx, "listZones", p, func() ([]*cloudstack.Zone, int, error) {
-		r, err := cs.Zone.ListZones(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		return r.Zones, r.Count, nil
+	return call(ctx, c, "listZones", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.Zone, error) {
+		p := cs.Zone.NewListZonesParams()
+		return listAll(ctx, p, func() ([]*cloudstack.Zone, int, error) {
+			r, err := cs.Zone.ListZones(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.Zones, r.Count, nil
+		})
 	})
 }
 
 func (c *Client) ListNetworks(ctx context.Context, scope Scope) ([]*cloudstack.Network, error) {
-	cs := c.client()
-	p := cs.Network.NewListNetworksParams()
-	applyScope(p, scope)
-	return listAll(ctx, "listNetworks", p, func() ([]*cloudstack.Network, int, error) {
-		r, err := cs.Network.ListNetworks(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		return r.Networks, r.Count, nil
+	return call(ctx, c, "listNetworks", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.Network, error) {
+		p := cs.Network.NewListNetworksParams()
+		applyScope(p, scope)
+		return listAll(ctx, p, func() ([]*cloudstack.Network, int, error) {
+			r, err := cs.Network.ListNetworks(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.Networks, r.Count, nil
+		})
 	})
 }
 
 func (c *Client) ListTemplates(ctx context.Context, scope Scope) ([]*cloudstack.Template, error) {
-	cs := c.client()
-	p := cs.Template.NewListTemplatesParams("executable")
-	applyScope(p, scope)
-	return listAll(ctx, "listTemplates", p, func() ([]*cloudstack.Template, int, error) {
-		r, err := cs.Template.ListTemplates(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		return r.Templates, r.Count, nil
+	return call(ctx, c, "listTemplates", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.Template, error) {
+		p := cs.Template.NewListTemplatesParams("executable")
+		applyScope(p, scope)
+		return listAll(ctx, p, func() ([]*cloudstack.Template, int, error) {
+			r, err := cs.Template.ListTemplates(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.Templates, r.Count, nil
+		})
 	})
 }
 
 func (c *Client) ListServiceOfferings(ctx context.Context) ([]*cloudstack.ServiceOffering, error) {
-	cs := c.client()
-	p := cs.ServiceOffering.NewListServiceOfferingsParams()
-	return listAll(ctx, "listServiceOfferings", p, func() ([]*cloudstack.ServiceOffering, int, error) {
-		r, err := cs.ServiceOffering.ListServiceOfferings(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		return r.ServiceOfferings, r.Count, nil
+	return call(ctx, c, "listServiceOfferings", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.ServiceOffering, error) {
+		p := cs.ServiceOffering.NewListServiceOfferingsParams()
+		return listAll(ctx, p, func() ([]*cloudstack.ServiceOffering, int, error) {
+			r, err := cs.ServiceOffering.ListServiceOfferings(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.ServiceOfferings, r.Count, nil
+		})
 	})
 }
 
 func (c *Client) ListDiskOfferings(ctx context.Context) ([]*cloudstack.DiskOffering, error) {
-	cs := c.client()
-	p := cs.DiskOffering.NewListDiskOfferingsParams()
-	return listAll(ctx, "listDiskOfferings", p, func() ([]*cloudstack.DiskOffering, int, error) {
-		r, err := cs.DiskOffering.ListDiskOfferings(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		return r.DiskOfferings, r.Count, nil
+	return call(ctx, c, "listDiskOfferings", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.DiskOffering, error) {
+		p := cs.DiskOffering.NewListDiskOfferingsParams()
+		return listAll(ctx, p, func() ([]*cloudstack.DiskOffering, int, error) {
+			r, err := cs.DiskOffering.ListDiskOfferings(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.DiskOfferings, r.Count, nil
+		})
 	})
 }
 
 func (c *Client) ListSSHKeyPairs(ctx context.Context, scope Scope) ([]*cloudstack.SSHKeyPair, error) {
-	cs := c.client()
-	p := cs.SSH.NewListSSHKeyPairsParams()
-	applyScope(p, scope)
-	return listAll(ctx, "listSSHKeyPairs", p, func() ([]*cloudstack.SSHKeyPair, int, error) {
-		r, err := cs.SSH.ListSSHKeyPairs(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		return r.SSHKeyPairs, r.Count, nil
+	return call(ctx, c, "listSSHKeyPairs", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.SSHKeyPair, error) {
+		p := cs.SSH.NewListSSHKeyPairsParams()
+		applyScope(p, scope)
+		return listAll(ctx, p, func() ([]*cloudstack.SSHKeyPair, int, error) {
+			r, err := cs.SSH.ListSSHKeyPairs(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.SSHKeyPairs, r.Count, nil
+		})
 	})
 }
 
 func (c *Client) ListAffinityGroups(ctx context.Context, scope Scope) ([]*cloudstack.AffinityGroup, error) {
-	cs := c.client()
-	p := cs.AffinityGroup.NewListAffinityGroupsParams()
-	applyScope(p, scope)
-	return listAll(ctx, "listAffinityGroups", p, func() ([]*cloudstack.AffinityGroup, int, error) {
-		r, err := cs.AffinityGroup.ListAffinityGroups(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		return r.AffinityGroups, r.Count, nil
+	return call(ctx, c, "listAffinityGroups", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.AffinityGroup, error) {
+		p := cs.AffinityGroup.NewListAffinityGroupsParams()
+		applyScope(p, scope)
+		return listAll(ctx, p, func() ([]*cloudstack.AffinityGroup, int, error) {
+			r, err := cs.AffinityGroup.ListAffinityGroups(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.AffinityGroups, r.Count, nil
+		})
 	})
 }
 
 func (c *Client) ListVirtualMachines(ctx context.Context, scope Scope, filter VMFilter) ([]*cloudstack.VirtualMachine, error) {
-	cs := c.client()
-	p := cs.VirtualMachine.NewListVirtualMachinesParams()
-	applyScope(p, scope)
-	if len(filter.IDs) > 0 {
-		p.SetIds(filter.IDs)
-	}
-	if filter.Name != "" {
-		p.SetName(filter.Name)
-	}
-	if filter.Keyword != "" {
-		p.SetKeyword(filter.Keyword)
-	}
-	if len(filter.Tags) > 0 {
-		p.SetTags(filter.Tags)
-	}
-	return listAll(ctx, "listVirtualMachines", p, func() ([]*cloudstack.VirtualMachine, int, error) {
-		r, err := cs.VirtualMachine.ListVirtualMachines(p)
-		if err != nil {
-			return nil, 0, err
+	return call(ctx, c, "listVirtualMachines", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.VirtualMachine, error) {
+		p := cs.VirtualMachine.NewListVirtualMachinesParams()
+		applyScope(p, scope)
+		if len(filter.IDs) > 0 {
+			p.SetIds(filter.IDs)
 		}
-		return r.VirtualMachines, r.Count, nil
+		if filter.Name != "" {
+			p.SetName(filter.Name)
+		}
+		if filter.Keyword != "" {
+			p.SetKeyword(filter.Keyword)
+		}
+		if len(filter.Tags) > 0 {
+			p.SetTags(filter.Tags)
+		}
+		return listAll(ctx, p, func() ([]*cloudstack.VirtualMachine, int, error) {
+			r, err := cs.VirtualMachine.ListVirtualMachines(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.VirtualMachines, r.Count, nil
+		})
 	})
 }
 
 func (c *Client) ListAsyncJobs(ctx context.Context, scope Scope, startDate string) ([]*cloudstack.AsyncJob, error) {
-	cs := c.client()
-	p := cs.Asyncjob.NewListAsyncJobsParams()
-	if scope.DomainID != "" {
-		p.SetDomainid(scope.DomainID)
-	}
-	if startDate != "" {
-		p.SetStartdate(startDate)
-	}
-	// One unpaged call: the job watcher lists every poll, and pages of 500 would multiply its
-	// cost by the jobs a burst of launches has in flight.
-	p.SetPagesize(unlimitedPageSize)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	r, err := cs.Asyncjob.ListAsyncJobs(p)
-	if err != nil {
-		return nil, classify("listAsyncJobs", err)
-	}
-	return r.AsyncJobs, nil
+	return call(ctx, c, "listAsyncJobs", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.AsyncJob, error) {
+		p := cs.Asyncjob.NewListAsyncJobsParams()
+		if scope.DomainID != "" {
+			p.SetDomainid(scope.DomainID)
+		}
+		if startDate != "" {
+			p.SetStartdate(startDate)
+		}
+		// One unpaged call: the job watcher lists every poll, and pages of 500 would multiply
+		// its cost by the jobs a burst of launches has in flight.
+		p.SetPagesize(unlimitedPageSize)
+		r, err := cs.Asyncjob.ListAsyncJobs(p)
+		if err != nil {
+			return nil, err
+		}
+		return r.AsyncJobs, nil
+	})
 }
 
 func (c *Client) ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error) {
-	cs := c.client()
-	p := cs.Limit.NewListResourceLimitsParams()
-	applyScope(p, scope)
-	return listAll(ctx, "listResourceLimits", p, func() ([]*cloudstack.ResourceLimit, int, error) {
-		r, err := cs.Limit.ListResourceLimits(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		return r.ResourceLimits, r.Count, nil
+	return call(ctx, c, "listResourceLimits", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.ResourceLimit, error) {
+		p := cs.Limit.NewListResourceLimitsParams()
+		applyScope(p, scope)
+		return listAll(ctx, p, func() ([]*cloudstack.ResourceLimit, int, error) {
+			r, err := cs.Limit.ListResourceLimits(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.ResourceLimits, r.Count, nil
+		})
 	})
 }

@@ -45,8 +45,16 @@ var (
 		Help:      "Latency of CloudStack API calls by command, including client-side rate limiting and retries after 429.",
 		Buckets:   prometheus.ExponentialBuckets(0.005, 2, 14),
 	}, []string{"command"})
+	// APIRateLimit is the client-side rate now: the ceiling, lowered after 429 answers and
+	// climbing back while none come.
+	APIRateLimit = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: metricsNamespace,
+		Subsystem: metricsSubsystem,
+		Name:      "api_rate_limit",
+		Help:      "Calls per second the client allows itself now: CLOUDSTACK_RATE_LIMIT, halved on a 429 answer and climbing back by 1 call/s every second without one.",
+	})
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(APICalls, APICallDuration)
+	crmetrics.Registry.MustRegister(APICalls, APICallDuration, APIRateLimit)
 }

@@ -25,16 +25,15 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
+// requestTimeout bounds one HTTP exchange when the caller's context has no earlier deadline,
+// not the waits for the throttle before it: deploys answer at once because the client is not
+// async. A variable so that tests need not wait a minute.
+var requestTimeout = 60 * time.Second
+
 const (
-	// requestTimeout bounds one HTTP exchange, not the wait for the rate limiter before it:
-	// deploys answer at once because the client is not async.
-	requestTimeout = 60 * time.Second
 	// throttleRetries is how often a call refused with 429 is sent again. CloudStack refuses it
 	// before running anything, so every command, a deploy included, is safe to repeat.
 	throttleRetries = 5
@@ -43,18 +42,22 @@ const (
 	throttleBackoff = time.Second
 )
 
-// retryAfter reads the wait CloudStack names in its 429 text ("please retry after 280 ms"):
-// the rest of its throttling interval.
-var retryAfter = regexp.MustCompile(`retry after (\d+) ms`)
+// retryAfter reads the wait CloudStack names in its 429 text, the rest of its throttling
+// interval: "please retry after [280] ms." from the api-limit plugin of current releases,
+// "please retry after 280 ms." from older ones.
+var retryAfter = regexp.MustCompile(`retry after \[?(\d+)\]? ms`)
 
 // transport is the one place every CloudStack call passes through: it waits for the shared
-// rate limiter, sends a throttled call again once the management server allows it, and
-// records the per-command metrics. cloudstack-go gives no hook per call, so the command is
-// read back from the request.
+// throttle, sends a throttled call again once the management server allows it, and records
+// the per-command metrics. cloudstack-go gives no hook per call, so the command is read back
+// from the request, and it builds requests without a context, so the caller's is held here.
 type transport struct {
-	next    http.RoundTripper
-	limiter *rate.Limiter
-	pause   *pause
+	ctx      context.Context
+	next     http.RoundTripper
+	throttle *throttle
+	// status is the HTTP status of the last answer, for errors about answers cloudstack-go
+	// cannot read.
+	status int
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -62,18 +65,15 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := req.Context()
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
-		if err := t.limiter.Wait(ctx); err != nil {
-			return nil, err
-		}
-		if err := t.pause.wait(ctx); err != nil {
+		if err := t.throttle.wait(t.ctx); err != nil {
 			return nil, err
 		}
 		resp, err := t.send(req, body)
 		code := "error"
 		if err == nil {
+			t.status = resp.StatusCode
 			code = strconv.Itoa(resp.StatusCode)
 		}
 		APICalls.WithLabelValues(command, code).Inc()
@@ -81,15 +81,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			APICallDuration.WithLabelValues(command).Observe(time.Since(start).Seconds())
 			return resp, err
 		}
-		// Every caller holds off, not just this one: the limit is the account's.
-		t.pause.hold(throttledFor(resp, throttleBackoff<<attempt))
+		t.throttle.refused(throttledFor(resp, throttleBackoff<<attempt))
 	}
 }
 
-// send makes one attempt with a fresh copy of the body, bounded by requestTimeout until the
-// response body is closed.
+// send makes one attempt with a fresh copy of the body, bounded by the caller's context and by
+// requestTimeout until the response body is closed.
 func (t *transport) send(req *http.Request, body []byte) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(req.Context(), requestTimeout)
+	ctx, cancel := context.WithTimeout(t.ctx, requestTimeout)
 	attempt := req.Clone(ctx)
 	if body != nil {
 		attempt.Body = io.NopCloser(bytes.NewReader(body))
@@ -124,37 +123,6 @@ func (c *cancelOnClose) Close() error {
 	err := c.ReadCloser.Close()
 	c.cancel()
 	return err
-}
-
-// pause holds every call until the management server's throttling interval has passed.
-type pause struct {
-	mu    sync.Mutex
-	until time.Time
-}
-
-func (p *pause) hold(d time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if until := time.Now().Add(d); until.After(p.until) {
-		p.until = until
-	}
-}
-
-func (p *pause) wait(ctx context.Context) error {
-	p.mu.Lock()
-	d := time.Until(p.until)
-	p.mu.Unlock()
-	if d <= 0 {
-		return nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // commandOf finds the command in the query (GET) or the form body (POST) and returns the body

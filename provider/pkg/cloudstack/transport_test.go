@@ -29,7 +29,7 @@ import (
 )
 
 // throttlingServer refuses the first `refusals` calls with CloudStack's 429, naming a wait of
-// retryAfterMS, and answers createTags after that. It records when each call arrived and the
+// retryAfterMS as current releases do ("[150] ms"), and answers createTags after that. It records when each call arrived and the
 // resource ids each carried.
 type throttlingServer struct {
 	*httptest.Server
@@ -40,6 +40,12 @@ type throttlingServer struct {
 }
 
 func newThrottlingServer(t *testing.T, refusals, retryAfterMS int) *throttlingServer {
+	t.Helper()
+	return newThrottlingServerSaying(t, refusals, fmt.Sprintf("please retry after [%d] ms.", retryAfterMS))
+}
+
+// newThrottlingServerSaying refuses with the given end of CloudStack's 429 text.
+func newThrottlingServerSaying(t *testing.T, refusals int, retry string) *throttlingServer {
 	t.Helper()
 	s := &throttlingServer{refusals: refusals}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -54,7 +60,7 @@ func newThrottlingServer(t *testing.T, refusals, retryAfterMS int) *throttlingSe
 		w.Header().Set("Content-Type", "application/json")
 		if refuse {
 			w.WriteHeader(CodeThrottled)
-			_, _ = fmt.Fprintf(w, `{"createtagsresponse":{"uuidList":[],"errorcode":429,"cserrorcode":9999,"errortext":"The given user has reached his/her account api limit, please retry after %d ms."}}`, retryAfterMS)
+			_, _ = fmt.Fprintf(w, `{"createtagsresponse":{"uuidList":[],"errorcode":429,"cserrorcode":9999,"errortext":"The given user has reached his/her account api limit, %s"}}`, retry)
 			return
 		}
 		_, _ = fmt.Fprint(w, `{"createtagsresponse":{"jobid":"job-1"}}`)
@@ -79,32 +85,42 @@ func unlimitedClient(t *testing.T, url string) *Client {
 }
 
 func TestThrottledCallIsSentAgainAfterTheNamedWait(t *testing.T) {
-	srv := newThrottlingServer(t, 2, 150)
-	c := unlimitedClient(t, srv.URL)
-	refused := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "429"))
-	answered := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "200"))
+	// The api-limit plugin's text of current CloudStack releases, then of older ones.
+	for _, retry := range []string{"please retry after [150] ms.", "please retry after 150 ms."} {
+		t.Run(retry, func(t *testing.T) {
+			srv := newThrottlingServerSaying(t, 2, retry)
+			c := unlimitedClient(t, srv.URL)
+			refused := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "429"))
+			answered := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "200"))
 
-	jobID, err := c.CreateTags(context.Background(), []string{"a", "b"}, map[string]string{"k": "v"})
-	if err != nil || jobID != "job-1" {
-		t.Fatalf("CreateTags = %q, %v; want job-1 once the throttle lets the call through", jobID, err)
-	}
-	arrivals, ids := srv.calls()
-	if len(arrivals) != 3 {
-		t.Fatalf("the server saw %d calls, want 2 refused and 1 answered", len(arrivals))
-	}
-	for i := 1; i < len(arrivals); i++ {
-		if gap := arrivals[i].Sub(arrivals[i-1]); gap < 150*time.Millisecond {
-			t.Errorf("attempt %d came %v after the 429, before the 150 ms it named", i+1, gap)
-		}
-		if ids[i] != "a,b" {
-			t.Errorf("attempt %d sent resourceids %q, want the POST body again (a,b)", i+1, ids[i])
-		}
-	}
-	if got := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "429")) - refused; got != 2 {
-		t.Errorf("counted %v answers 429, want 2", got)
-	}
-	if got := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "200")) - answered; got != 1 {
-		t.Errorf("counted %v answers 200, want 1", got)
+			start := time.Now()
+			jobID, err := c.CreateTags(context.Background(), []string{"a", "b"}, map[string]string{"k": "v"})
+			if err != nil || jobID != "job-1" {
+				t.Fatalf("CreateTags = %q, %v; want job-1 once the throttle lets the call through", jobID, err)
+			}
+			arrivals, ids := srv.calls()
+			if len(arrivals) != 3 {
+				t.Fatalf("the server saw %d calls, want 2 refused and 1 answered", len(arrivals))
+			}
+			for i := 1; i < len(arrivals); i++ {
+				if gap := arrivals[i].Sub(arrivals[i-1]); gap < 150*time.Millisecond {
+					t.Errorf("attempt %d came %v after the 429, before the 150 ms it named", i+1, gap)
+				}
+				if ids[i] != "a,b" {
+					t.Errorf("attempt %d sent resourceids %q, want the POST body again (a,b)", i+1, ids[i])
+				}
+			}
+			// Without the named wait the client falls back to 1 s and more per refusal.
+			if took := time.Since(start); took > time.Second {
+				t.Errorf("the call took %v: the named wait of 150 ms was not read", took)
+			}
+			if got := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "429")) - refused; got != 2 {
+				t.Errorf("counted %v answers 429, want 2", got)
+			}
+			if got := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "200")) - answered; got != 1 {
+				t.Errorf("counted %v answers 200, want 1", got)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,115 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cloudstack
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+func expectRate(t *testing.T, th *throttle, want float64) {
+	t.Helper()
+	if got := th.rate(); got != want {
+		t.Fatalf("rate is %v calls/s, want %v", got, want)
+	}
+}
+
+func TestThrottleHalvesOnARefusalAndClimbsBackByOneCallPerSecond(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+	th := newThrottle(clk, DefaultCallsPerSecond, DefaultBurst)
+	expectRate(t, th, 25)
+
+	th.refused(400 * time.Millisecond)
+	expectRate(t, th, 12.5)
+	if got := testutil.ToFloat64(APIRateLimit); got != 12.5 {
+		t.Errorf("the rate metric says %v, want 12.5", got)
+	}
+	// Calls sent before the rate fell are refused within the same pause: one decrease only.
+	clk.Step(100 * time.Millisecond)
+	th.refused(300 * time.Millisecond)
+	expectRate(t, th, 12.5)
+
+	// The rate climbs only once the pause is over, then by 1 call/s every second.
+	clk.Step(300 * time.Millisecond)
+	expectRate(t, th, 12.5)
+	clk.Step(2 * time.Second)
+	expectRate(t, th, 14.5)
+	clk.Step(time.Minute)
+	expectRate(t, th, 25)
+
+	// A refusal after the pause is a new one.
+	th.refused(time.Second)
+	expectRate(t, th, 12.5)
+	clk.Step(time.Second)
+	th.refused(time.Second)
+	expectRate(t, th, 6.25)
+}
+
+func TestThrottleStaysBetweenOneCallPerSecondAndTheCeiling(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+	th := newThrottle(clk, 3, 1)
+	for range 5 {
+		th.refused(time.Second)
+		clk.Step(time.Second)
+	}
+	expectRate(t, th, 1)
+	clk.Step(time.Hour)
+	expectRate(t, th, 3)
+
+	// A ceiling under the floor is kept: the operator asked for fewer calls.
+	slow := newThrottle(clk, 0.5, 1)
+	slow.refused(time.Second)
+	clk.Step(time.Second)
+	expectRate(t, slow, 0.5)
+}
+
+func TestThrottleHoldsCallsForTheNamedWait(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Now())
+	th := newThrottle(clk, 1000, 1000)
+	th.refused(800 * time.Millisecond)
+	done := make(chan error, 1)
+	go func() { done <- th.wait(context.Background()) }()
+	for !clk.HasWaiters() {
+		time.Sleep(time.Millisecond)
+	}
+	clk.Step(700 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("a call went out 700 ms into a wait of 800 ms (%v)", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	clk.Step(100 * time.Millisecond)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call was still held after the named wait")
+	}
+
+	th.refused(time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := th.wait(ctx); err == nil {
+		t.Fatal("a cancelled caller kept waiting for the throttle")
+	}
+}
