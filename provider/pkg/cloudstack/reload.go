@@ -22,6 +22,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/recovery"
 )
 
 // CloudConfigPollInterval is how soon a rotated cloud-config Secret takes effect. Kubelet itself
@@ -54,6 +56,7 @@ func (r *CloudConfigReloader) NeedLeaderElection() bool { return false }
 // Reload applies the file's credentials if they differ from the current ones; a broken file
 // keeps the old credentials.
 func (r *CloudConfigReloader) Reload(ctx context.Context) {
+	defer recovery.Log(ctx, "cloud-config reloader")
 	creds, err := LoadCloudConfig(r.path)
 	if err == nil {
 		err = creds.Validate()

@@ -18,10 +18,13 @@ package instance
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/recovery"
 )
 
 // launchWindow is how long the first launch-time request of a batch waits for others. Core
@@ -109,7 +112,7 @@ func (b *batcher[T, R]) run(ctx context.Context, batch []*request[T, R]) {
 	if len(live) == 0 {
 		return
 	}
-	results, err := b.exec(ctx, items)
+	results, err := b.call(ctx, items)
 	for i, req := range live {
 		if err != nil {
 			req.err = err
@@ -118,4 +121,15 @@ func (b *batcher[T, R]) run(ctx context.Context, batch []*request[T, R]) {
 		}
 		close(req.done)
 	}
+}
+
+// call runs exec: a panic in it, or fewer results than items, fails the batch instead of the
+// process.
+func (b *batcher[T, R]) call(ctx context.Context, items []T) (results []R, err error) {
+	defer recovery.Error(ctx, "batcher", &err)
+	results, err = b.exec(ctx, items)
+	if err == nil && len(results) != len(items) {
+		return nil, fmt.Errorf("a batch of %d items got %d results", len(items), len(results))
+	}
+	return results, err
 }

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/recovery"
 )
 
 const (
@@ -134,6 +135,7 @@ func (w *Watcher) Pending() int {
 }
 
 func (w *Watcher) poll(ctx context.Context) {
+	defer recovery.Log(ctx, "job watcher")
 	w.mu.Lock()
 	PendingJobs.Set(float64(len(w.pending)))
 	if len(w.pending) == 0 {
