@@ -18,6 +18,8 @@ limitations under the License.
 package main
 
 import (
+	"os"
+
 	"github.com/samber/lo"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/metrics"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/overlay"
@@ -32,6 +34,7 @@ import (
 )
 
 func main() {
+	operator.ParseOptionsOrExit(os.Args[1:])
 	ctx, op := operator.NewOperator(coreoperator.NewOperator())
 
 	cloudStack := cloudprovider.New(op.GetClient(), op.EventRecorder, op.InstanceTypes, op.Instances)

@@ -17,11 +17,12 @@ limitations under the License.
 package cloudstack
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strconv"
+	"net/url"
+	"slices"
 	"strings"
+
+	"gopkg.in/gcfg.v1"
 )
 
 // Credentials address one management server. String() hides the keys so Credentials can be
@@ -40,11 +41,22 @@ func (c Credentials) String() string {
 	return fmt.Sprintf("{APIURL:%s VerifySSL:%t ProjectID:%s Zone:%s}", c.APIURL, c.VerifySSL, c.ProjectID, c.Zone)
 }
 
-// Validate reports the first missing field.
+// APIURLAccepted says what an API endpoint must look like, for errors about one.
+const APIURLAccepted = "an http or https URL with a host, such as https://cloud.example/client/api"
+
+// ValidAPIURL tells whether raw can be a management server's API endpoint.
+func ValidAPIURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Hostname() != ""
+}
+
+// Validate reports the first missing or impossible field.
 func (c Credentials) Validate() error {
 	switch {
 	case c.APIURL == "":
 		return fmt.Errorf("the CloudStack API URL is not set")
+	case !ValidAPIURL(c.APIURL):
+		return fmt.Errorf("the CloudStack API URL %q is not %s", c.APIURL, APIURLAccepted)
 	case c.APIKey == "":
 		return fmt.Errorf("the CloudStack API key is not set")
 	case c.SecretKey == "":
@@ -53,66 +65,47 @@ func (c Credentials) Validate() error {
 	return nil
 }
 
-// LoadCloudConfig reads the [Global] section of the CloudStack CCM's cloud-config INI file
+// cloudConfig is the CloudStack CCM's cloud-config file, read with the CCM's own parser
+// (gopkg.in/gcfg.v1 at the version the CCM pins), so that a file the CCM takes is taken here
+// and a file it refuses is refused here: an unknown section or key, a boolean other than
+// true/yes/on/1 or false/no/off/0, a quote left open.
+type cloudConfig struct {
+	Global struct {
+		APIURL      string `gcfg:"api-url"`
+		APIKey      string `gcfg:"api-key"`
+		SecretKey   string `gcfg:"secret-key"`
+		SSLNoVerify bool   `gcfg:"ssl-no-verify"`
+		ProjectID   string `gcfg:"project-id"`
+		Zone        string `gcfg:"zone"`
+		// Region is the CCM's setting; this provider's nodes take theirs from
+		// CLOUDSTACK_REGION. It is read only so that the CCM's files are accepted.
+		Region string `gcfg:"region"`
+	}
+}
+
+// LoadCloudConfig reads the [Global] section of the CloudStack CCM's cloud-config file
 // (api-url, api-key, secret-key, project-id, zone, ssl-no-verify), so clusters can reuse the
-// Secret their CCM already has.
+// Secret their CCM already has. The error of a bad file names the key and what it takes, and
+// never quotes a key's value.
 func LoadCloudConfig(path string) (Credentials, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Credentials{}, fmt.Errorf("opening cloud-config, %w", err)
+	var cfg cloudConfig
+	if err := gcfg.ReadFileInto(&cfg, path); err != nil {
+		return Credentials{}, fmt.Errorf("reading cloud-config %s, %s", path, oneLine(err.Error()))
 	}
-	defer f.Close()
-	creds := Credentials{VerifySSL: true}
-	section := ""
-	scanner := bufio.NewScanner(f)
-	for scanner.Scan() {
-		line := strings.TrimSpace(scanner.Text())
-		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
-			continue
-		}
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			section = strings.ToLower(strings.TrimSpace(line[1 : len(line)-1]))
-			continue
-		}
-		key, value, ok := strings.Cut(line, "=")
-		if !ok || section != "global" {
-			continue
-		}
-		if err := creds.set(strings.ToLower(strings.TrimSpace(key)), unquote(strings.TrimSpace(value))); err != nil {
-			return Credentials{}, fmt.Errorf("parsing cloud-config, %w", err)
+	g := cfg.Global
+	creds := Credentials{APIURL: g.APIURL, APIKey: g.APIKey, SecretKey: g.SecretKey, VerifySSL: !g.SSLNoVerify, ProjectID: g.ProjectID, Zone: g.Zone}
+	var missing []string
+	for key, value := range map[string]string{"api-url": g.APIURL, "api-key": g.APIKey, "secret-key": g.SecretKey} {
+		if value == "" {
+			missing = append(missing, key)
 		}
 	}
-	if err := scanner.Err(); err != nil {
-		return Credentials{}, fmt.Errorf("reading cloud-config, %w", err)
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return Credentials{}, fmt.Errorf("cloud-config %s sets no %s in [Global]", path, strings.Join(missing, ", "))
+	}
+	if !ValidAPIURL(g.APIURL) {
+		return Credentials{}, fmt.Errorf("cloud-config %s: [Global] api-url is %q, want %s", path, g.APIURL, APIURLAccepted)
 	}
 	return creds, nil
-}
-
-func (c *Credentials) set(key, value string) error {
-	switch key {
-	case "api-url":
-		c.APIURL = value
-	case "api-key":
-		c.APIKey = value
-	case "secret-key":
-		c.SecretKey = value
-	case "project-id":
-		c.ProjectID = value
-	case "zone":
-		c.Zone = value
-	case "ssl-no-verify":
-		noVerify, err := strconv.ParseBool(value)
-		if err != nil {
-			return fmt.Errorf("ssl-no-verify %q is not a boolean", value)
-		}
-		c.VerifySSL = !noVerify
-	}
-	return nil
-}
-
-func unquote(value string) string {
-	if len(value) >= 2 && (value[0] == '"' && value[len(value)-1] == '"' || value[0] == '\'' && value[len(value)-1] == '\'') {
-		return value[1 : len(value)-1]
-	}
-	return value
 }

@@ -23,21 +23,25 @@ import (
 	"testing"
 )
 
-func TestLoadCloudConfig(t *testing.T) {
+func writeCloudConfig(t *testing.T, content string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "cloud-config")
-	content := `[Global]
-api-url = https://cloud.example/client/api
-api-key = "the-key"
-secret-key = the-secret
-project-id = p-1
-zone = zone-a
-ssl-no-verify = true
-[Other]
-api-key = ignored
-`
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+func TestLoadCloudConfig(t *testing.T) {
+	path := writeCloudConfig(t, `[Global]
+api-url = https://cloud.example/client/api
+api-key = "the-key"
+secret-key = the-secret ; a comment
+project-id = p-1
+zone = zone-a
+region = eu-west
+ssl-no-verify = true
+`)
 	creds, err := LoadCloudConfig(path)
 	if err != nil {
 		t.Fatal(err)
@@ -51,12 +55,49 @@ api-key = ignored
 	}
 }
 
-func TestLoadCloudConfigRejectsBadBoolean(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cloud-config")
-	if err := os.WriteFile(path, []byte("[Global]\nssl-no-verify = maybe\n"), 0o600); err != nil {
-		t.Fatal(err)
+// The CCM reads its file with gcfg: these are its rules, which the provider follows.
+func TestLoadCloudConfigReadsAsTheCCMDoes(t *testing.T) {
+	const keys = "[Global]\napi-url = https://cloud.example/client/api\napi-key = k\n"
+	for _, c := range []struct {
+		name, content string
+		verifySSL     bool
+		secretKey     string
+	}{
+		{"yes", keys + "secret-key = s\nssl-no-verify = yes\n", false, "s"},
+		{"off", keys + "secret-key = s\nssl-no-verify = off\n", true, "s"},
+		{"a bare key is true", keys + "secret-key = s\nssl-no-verify\n", false, "s"},
+		{"single quotes are part of the value", keys + "secret-key = 's'\n", true, "'s'"},
+		{"escaped quote", keys + `secret-key = "a\"b"` + "\n", true, `a"b`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			creds, err := LoadCloudConfig(writeCloudConfig(t, c.content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if creds.VerifySSL != c.verifySSL || creds.SecretKey != c.secretKey {
+				t.Fatalf("VerifySSL %t, secret key %q; want %t, %q", creds.VerifySSL, creds.SecretKey, c.verifySSL, c.secretKey)
+			}
+		})
 	}
-	if _, err := LoadCloudConfig(path); err == nil {
-		t.Fatal("expected an error for ssl-no-verify = maybe")
+}
+
+func TestLoadCloudConfigRefusesWhatTheCCMRefuses(t *testing.T) {
+	const good = "[Global]\napi-url = https://cloud.example/client/api\napi-key = k\nsecret-key = s\n"
+	for name, c := range map[string]struct{ content, want string }{
+		"a boolean it does not know":   {good + "ssl-no-verify = maybe\n", `failed to parse bool`},
+		"an unknown key":               {good + "apikey = k\n", `variable "apikey"`},
+		"a character it does not take": {good + "api_key = k\n", "illegal character"},
+		"an unknown section":           {good + "[Other]\nx = 1\n", `section "Other"`},
+		"a quote left open":            {good + "zone = \"zone-a\n", "string not terminated"},
+		"no section":                   {"api-url = https://cloud.example/client/api\n", "expected section header"},
+		"a missing key":                {"[Global]\napi-url = https://cloud.example/client/api\n", "sets no api-key, secret-key"},
+		"a URL without scheme":         {strings.Replace(good, "https://", "", 1), "want an http or https URL"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := LoadCloudConfig(writeCloudConfig(t, c.content))
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %v, want one line saying %q", err, c.want)
+			}
+		})
 	}
 }

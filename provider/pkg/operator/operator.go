@@ -20,7 +20,7 @@ package operator
 
 import (
 	"context"
-	"fmt"
+	"os"
 	"time"
 
 	"github.com/patrickmn/go-cache"
@@ -66,11 +66,11 @@ type Operator struct {
 	NodeClassProviders   nodeclass.Providers
 }
 
-// NewOperator builds the provider's graph; it exits the process on unusable options, as core
-// does.
+// NewOperator builds the provider's graph from options that Parse accepted.
 func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Context, *Operator) {
+	setMemoryLimit(ctx, os.DirFS("/"))
 	opts := FromContext(ctx)
-	creds := lo.Must(credentials(opts))
+	creds := opts.Credentials()
 	api := lo.Must(csapi.NewClient(creds, csapi.WithRateLimit(opts.RateLimit, opts.RateBurst)))
 	if opts.CloudConfig != "" {
 		lo.Must0(op.Manager.Add(csapi.NewCloudConfigReloader(opts.CloudConfig, api, creds, csapi.CloudConfigPollInterval)))
@@ -115,21 +115,6 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		LaunchFailures:       launchFailures,
 		NodeClassProviders:   nodeClassProviders,
 	}
-}
-
-// credentials come from the cloud-config file when one is given, else from flags/environment.
-func credentials(opts *Options) (csapi.Credentials, error) {
-	if opts.CloudConfig == "" {
-		return opts.Credentials(), nil
-	}
-	creds, err := csapi.LoadCloudConfig(opts.CloudConfig)
-	if err != nil {
-		return csapi.Credentials{}, err
-	}
-	if err := creds.Validate(); err != nil {
-		return csapi.Credentials{}, fmt.Errorf("validating cloud-config %s, %w", opts.CloudConfig, err)
-	}
-	return creds, nil
 }
 
 func newCache(ttl time.Duration) *cache.Cache {

@@ -21,11 +21,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
-	"sigs.k8s.io/karpenter/pkg/utils/env"
 
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -37,7 +38,8 @@ func init() {
 
 type optionsKey struct{}
 
-// Options of the CloudStack provider: flags, each defaulting to an environment variable.
+// Options of the CloudStack provider: flags, each defaulting to an environment variable, both
+// read by the same strict parser (settings.go).
 type Options struct {
 	APIURL    string
 	APIKey    string
@@ -49,7 +51,8 @@ type Options struct {
 	ClusterName string
 	// Region is the topology.kubernetes.io/region of every node; empty means the zone name.
 	Region string
-	// RateLimit is the client-side limit in CloudStack calls per second, shared by all callers.
+	// RateLimit is the ceiling of the client-side rate in CloudStack calls per second, shared
+	// by all callers; the rate starts there and falls back after 429 answers.
 	RateLimit float64
 	RateBurst int
 	// JobPollInterval is how often the one shared job watcher polls listAsyncJobs.
@@ -59,24 +62,49 @@ type Options struct {
 	SystemNamespace  string
 	// APIServerEndpoint (host:port) overrides the endpoint nodes join.
 	APIServerEndpoint string
+
+	settings []*setting
+	// cloudConfigCredentials are read from CloudConfig when the options are parsed, so that a
+	// bad file stops the start-up like any bad setting.
+	cloudConfigCredentials csapi.Credentials
 }
 
 func (o *Options) AddFlags(fs *coreoptions.FlagSet) {
-	fs.StringVar(&o.APIURL, "cloudstack-api-url", env.WithDefaultString("CLOUDSTACK_API_URL", ""), "CloudStack API endpoint, e.g. https://cloud.example/client/api.")
-	fs.StringVar(&o.APIKey, "cloudstack-api-key", env.WithDefaultString("CLOUDSTACK_API_KEY", ""), "CloudStack API key (prefer the environment variable).")
-	fs.StringVar(&o.SecretKey, "cloudstack-secret-key", env.WithDefaultString("CLOUDSTACK_SECRET_KEY", ""), "CloudStack secret key (prefer the environment variable).")
-	fs.BoolVarWithEnv(&o.VerifySSL, "cloudstack-verify-ssl", "CLOUDSTACK_VERIFY_SSL", true, "Verify the CloudStack API's TLS certificate.")
-	fs.StringVar(&o.CloudConfig, "cloud-config", env.WithDefaultString("CLOUDSTACK_CLOUD_CONFIG", ""), "Path of a CloudStack CCM cloud-config INI file ([Global] api-url, api-key, secret-key, project-id, zone, ssl-no-verify); replaces the settings above and is reloaded when it changes.")
-	fs.StringVar(&o.ClusterName, "cluster-name", env.WithDefaultString("CLUSTER_NAME", ""), "Name of this cluster, tagged on every VM; it keeps clusters sharing an account apart.")
-	fs.StringVar(&o.Region, "region", env.WithDefaultString("CLOUDSTACK_REGION", ""), "Value of topology.kubernetes.io/region; empty uses each zone's name, as the CloudStack CCM does.")
-	fs.Float64Var(&o.RateLimit, "cloudstack-rate-limit", envFloat("CLOUDSTACK_RATE_LIMIT", csapi.DefaultCallsPerSecond), "Client-side limit of CloudStack API calls per second.")
-	fs.IntVar(&o.RateBurst, "cloudstack-rate-burst", env.WithDefaultInt("CLOUDSTACK_RATE_BURST", csapi.DefaultCallsPerSecond), "Calls that may start at once after a quiet period.")
-	fs.DurationVar(&o.JobPollInterval, "cloudstack-job-poll-interval", env.WithDefaultDuration("CLOUDSTACK_JOB_POLL_INTERVAL", instance.DefaultPollInterval), "How often all pending CloudStack jobs are polled, with one listAsyncJobs call.")
-	fs.StringVar(&o.PricingConfigMap, "pricing-configmap", env.WithDefaultString("PRICING_CONFIGMAP", "karpenter-cloudstack-pricing"), "ConfigMap of hourly prices keyed by service offering name or ID.")
-	fs.StringVar(&o.SystemNamespace, "system-namespace", env.WithDefaultString("SYSTEM_NAMESPACE", "karpenter"), "Namespace of the controller (pricing ConfigMap, bootstrap token Secrets live in kube-system).")
-	fs.StringVar(&o.APIServerEndpoint, "api-server-endpoint", env.WithDefaultString("API_SERVER_ENDPOINT", ""), "host:port nodes join; auto-detected from the kubernetes Service when empty.")
+	o.settings = []*setting{
+		{env: "CLOUDSTACK_API_URL", flag: "cloudstack-api-url", usage: "CloudStack API endpoint.",
+			accepted: csapi.APIURLAccepted, parse: apiURL(&o.APIURL)},
+		{env: "CLOUDSTACK_API_KEY", flag: "cloudstack-api-key", usage: "CloudStack API key (prefer the environment variable).",
+			accepted: "the API key of the account", secret: true, parse: text(&o.APIKey)},
+		{env: "CLOUDSTACK_SECRET_KEY", flag: "cloudstack-secret-key", usage: "CloudStack secret key (prefer the environment variable).",
+			accepted: "the secret key of the account", secret: true, parse: text(&o.SecretKey)},
+		{env: "CLOUDSTACK_VERIFY_SSL", flag: "cloudstack-verify-ssl", usage: "Verify the CloudStack API's TLS certificate.",
+			accepted: booleanAccepted, def: "true", parse: boolean(&o.VerifySSL)},
+		{env: "CLOUDSTACK_CLOUD_CONFIG", flag: "cloud-config", usage: "Path of a CloudStack CCM cloud-config INI file ([Global] api-url, api-key, secret-key, project-id, zone, ssl-no-verify), read as the CCM reads it; replaces the four settings above and is reloaded when it changes.",
+			accepted: "the path of a readable cloud-config file", parse: text(&o.CloudConfig)},
+		{env: "CLUSTER_NAME", flag: "cluster-name", usage: "Name of this cluster, tagged on every VM; it keeps clusters sharing an account apart.",
+			accepted: labelValueAccepted, parse: labelValue(&o.ClusterName)},
+		{env: "CLOUDSTACK_REGION", flag: "region", usage: "Value of topology.kubernetes.io/region; empty uses each zone's name, as the CloudStack CCM does.",
+			accepted: labelValueAccepted, parse: labelValue(&o.Region)},
+		{env: "CLOUDSTACK_RATE_LIMIT", flag: "cloudstack-rate-limit", usage: "Most CloudStack API calls per second: the client starts there, halves its rate on a 429 answer and climbs back by 1 call/s every second without one.",
+			accepted: "a positive number of calls per second, such as 25", def: strconv.Itoa(csapi.DefaultCallsPerSecond), parse: positiveFloat(&o.RateLimit)},
+		{env: "CLOUDSTACK_RATE_BURST", flag: "cloudstack-rate-burst", usage: "Calls that may start at once after a quiet period.",
+			accepted: "a positive whole number of calls, such as 1", def: strconv.Itoa(csapi.DefaultBurst), parse: positiveInt(&o.RateBurst)},
+		{env: "CLOUDSTACK_JOB_POLL_INTERVAL", flag: "cloudstack-job-poll-interval", usage: "How often all pending CloudStack jobs are polled, with one listAsyncJobs call.",
+			accepted: "a positive duration, such as 2s", def: instance.DefaultPollInterval.String(), parse: positiveDuration(&o.JobPollInterval)},
+		{env: "PRICING_CONFIGMAP", flag: "pricing-configmap", usage: "ConfigMap of hourly prices keyed by service offering name or ID, in the system namespace.",
+			accepted: "a ConfigMap name (lower-case letters, digits, '-' and '.')", def: "karpenter-cloudstack-pricing", parse: dnsSubdomain(&o.PricingConfigMap)},
+		{env: "SYSTEM_NAMESPACE", flag: "system-namespace", usage: "Namespace of the controller and of the pricing ConfigMap.",
+			accepted: "a namespace name (lower-case letters, digits and '-')", def: "karpenter", parse: dnsLabel(&o.SystemNamespace)},
+		{env: "API_SERVER_ENDPOINT", flag: "api-server-endpoint", usage: "host:port nodes join; auto-detected from the kubernetes Service when empty.",
+			accepted: "host:port with a port from 1 to 65535, such as 10.0.0.1:6443", parse: hostPort(&o.APIServerEndpoint)},
+	}
+	for _, s := range o.settings {
+		s.register(fs.FlagSet)
+	}
 }
 
+// Parse reads every setting from its flag, else its environment variable, else its default,
+// and refuses the options with one line per bad or missing setting.
 func (o *Options) Parse(fs *coreoptions.FlagSet, args ...string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -84,32 +112,67 @@ func (o *Options) Parse(fs *coreoptions.FlagSet, args ...string) error {
 		}
 		return fmt.Errorf("parsing flags, %w", err)
 	}
+	var errs []error
+	for _, s := range o.settings {
+		if err := s.read(os.LookupEnv); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
 	return o.Validate()
 }
 
-// Validate reports missing or impossible settings once, at start-up.
+// Validate reports the settings that are missing or that contradict each other, once, at
+// start-up, and reads the cloud-config file.
 func (o *Options) Validate() error {
 	var errs []error
 	if o.ClusterName == "" {
-		errs = append(errs, fmt.Errorf("CLUSTER_NAME (--cluster-name) is required"))
+		errs = append(errs, o.setting("CLUSTER_NAME").missing(""))
 	}
-	if o.CloudConfig == "" {
-		if err := o.Credentials().Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("%w: set CLOUDSTACK_API_URL, CLOUDSTACK_API_KEY and CLOUDSTACK_SECRET_KEY, or CLOUDSTACK_CLOUD_CONFIG", err))
+	credentials := []string{"CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY"}
+	if o.CloudConfig != "" {
+		var both []string
+		for _, env := range append(credentials, "CLOUDSTACK_VERIFY_SSL") {
+			if s := o.setting(env); s.given {
+				both = append(both, s.name())
+			}
 		}
-	}
-	if o.RateLimit <= 0 {
-		errs = append(errs, fmt.Errorf("--cloudstack-rate-limit must be positive, got %v", o.RateLimit))
-	}
-	if o.JobPollInterval <= 0 {
-		errs = append(errs, fmt.Errorf("--cloudstack-job-poll-interval must be positive, got %v", o.JobPollInterval))
+		if len(both) > 0 {
+			errs = append(errs, fmt.Errorf("%s is set and so is %s: the cloud-config file holds the credentials, set one or the other", o.setting("CLOUDSTACK_CLOUD_CONFIG").name(), strings.Join(both, ", ")))
+		}
+		creds, err := csapi.LoadCloudConfig(o.CloudConfig)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", o.setting("CLOUDSTACK_CLOUD_CONFIG").name(), err))
+		}
+		o.cloudConfigCredentials = creds
+	} else {
+		for _, env := range credentials {
+			if s := o.setting(env); !s.given {
+				errs = append(errs, s.missing(" (or set CLOUDSTACK_CLOUD_CONFIG)"))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
 
-// Credentials from the flags and environment (not the cloud-config file).
+// Credentials the client starts with: the cloud-config file's when one is set, else the
+// flags' and environment's.
 func (o *Options) Credentials() csapi.Credentials {
+	if o.CloudConfig != "" {
+		return o.cloudConfigCredentials
+	}
 	return csapi.Credentials{APIURL: o.APIURL, APIKey: o.APIKey, SecretKey: o.SecretKey, VerifySSL: o.VerifySSL}
+}
+
+func (o *Options) setting(env string) *setting {
+	for _, s := range o.settings {
+		if s.env == env {
+			return s
+		}
+	}
+	panic("no setting " + env)
 }
 
 func (o *Options) ToContext(ctx context.Context) context.Context {
@@ -128,11 +191,4 @@ func FromContext(ctx context.Context) *Options {
 		panic("cloudstack options are not in the context")
 	}
 	return o
-}
-
-func envFloat(key string, def float64) float64 {
-	if v, err := strconv.ParseFloat(env.WithDefaultString(key, ""), 64); err == nil {
-		return v
-	}
-	return def
 }

@@ -18,16 +18,30 @@ package operator_test
 
 import (
 	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/operator"
 )
 
+// validEnv is a complete configuration from the environment.
+var validEnv = map[string]string{
+	"CLOUDSTACK_API_URL": "https://cloud.example/client/api", "CLOUDSTACK_API_KEY": "k", "CLOUDSTACK_SECRET_KEY": "s", "CLUSTER_NAME": "prod",
+}
+
 func parse(t *testing.T, env map[string]string, args ...string) (*operator.Options, error) {
 	t.Helper()
+	for _, k := range []string{"CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY", "CLOUDSTACK_VERIFY_SSL", "CLOUDSTACK_CLOUD_CONFIG",
+		"CLUSTER_NAME", "CLOUDSTACK_REGION", "CLOUDSTACK_RATE_LIMIT", "CLOUDSTACK_RATE_BURST", "CLOUDSTACK_JOB_POLL_INTERVAL",
+		"PRICING_CONFIGMAP", "SYSTEM_NAMESPACE", "API_SERVER_ENDPOINT"} {
+		t.Setenv(k, "")
+	}
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
@@ -37,35 +51,153 @@ func parse(t *testing.T, env map[string]string, args ...string) (*operator.Optio
 	return o, o.Parse(fs, args...)
 }
 
+func with(env map[string]string, key, value string) map[string]string {
+	out := map[string]string{key: value}
+	for k, v := range env {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 func TestOptionsFromEnvironment(t *testing.T) {
-	o, err := parse(t, map[string]string{
-		"CLOUDSTACK_API_URL": "https://cloud.example/client/api", "CLOUDSTACK_API_KEY": "k", "CLOUDSTACK_SECRET_KEY": "s",
-		"CLOUDSTACK_VERIFY_SSL": "false", "CLUSTER_NAME": "prod", "CLOUDSTACK_RATE_LIMIT": "2.5",
-	})
+	o, err := parse(t, with(with(with(with(validEnv, "CLOUDSTACK_VERIFY_SSL", "0"), "CLOUDSTACK_RATE_LIMIT", "2.5"), "CLOUDSTACK_JOB_POLL_INTERVAL", "500ms"), "API_SERVER_ENDPOINT", "[fd00::1]:6443"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	creds := o.Credentials()
-	if creds.APIURL != "https://cloud.example/client/api" || creds.APIKey != "k" || creds.VerifySSL || o.ClusterName != "prod" || o.RateLimit != 2.5 {
+	if creds.APIURL != "https://cloud.example/client/api" || creds.APIKey != "k" || creds.VerifySSL || o.ClusterName != "prod" ||
+		o.RateLimit != 2.5 || o.JobPollInterval != 500*time.Millisecond || o.APIServerEndpoint != "[fd00::1]:6443" {
 		t.Fatalf("options %+v not taken from the environment", o)
 	}
 }
 
-func TestFlagsOverrideTheEnvironment(t *testing.T) {
-	o, err := parse(t, map[string]string{"CLUSTER_NAME": "from-env", "CLOUDSTACK_CLOUD_CONFIG": "/etc/cloud-config"}, "--cluster-name", "from-flag")
+func TestDefaults(t *testing.T) {
+	o, err := parse(t, validEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ClusterName != "from-flag" {
-		t.Fatalf("cluster name %q, want the flag's", o.ClusterName)
+	if !o.VerifySSL || o.RateLimit != csapi.DefaultCallsPerSecond || o.RateBurst != csapi.DefaultBurst || o.JobPollInterval != 2*time.Second ||
+		o.SystemNamespace != "karpenter" || o.PricingConfigMap != "karpenter-cloudstack-pricing" || o.Region != "" || o.APIServerEndpoint != "" {
+		t.Fatalf("defaults %+v", o)
 	}
 }
 
-func TestOptionsRejectMissingSettings(t *testing.T) {
-	_, err := parse(t, map[string]string{"CLOUDSTACK_RATE_LIMIT": "0"})
-	for _, want := range []string{"CLUSTER_NAME", "CLOUDSTACK_API_URL", "rate-limit"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("error %v does not mention %s", err, want)
-		}
+func TestFlagsOverrideTheEnvironment(t *testing.T) {
+	// A bad variable that a flag overrides is not read at all.
+	o, err := parse(t, with(with(validEnv, "CLUSTER_NAME", "from-env"), "CLOUDSTACK_RATE_LIMIT", "ten"), "--cluster-name", "from-flag", "--cloudstack-rate-limit", "5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.ClusterName != "from-flag" || o.RateLimit != 5 {
+		t.Fatalf("cluster name %q and rate %v, want the flags'", o.ClusterName, o.RateLimit)
+	}
+}
+
+func TestOptionsFromACloudConfigFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cloud-config")
+	if err := os.WriteFile(path, []byte("[Global]\napi-url = http://cs:8080/client/api\napi-key = fk\nsecret-key = fs\nssl-no-verify = yes\nproject-id = p-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parse(t, map[string]string{"CLUSTER_NAME": "prod", "CLOUDSTACK_CLOUD_CONFIG": path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := csapi.Credentials{APIURL: "http://cs:8080/client/api", APIKey: "fk", SecretKey: "fs", VerifySSL: false, ProjectID: "p-1"}
+	if got := o.Credentials(); got != want {
+		t.Fatalf("credentials %v, want the file's %v", got, want)
+	}
+}
+
+// Every refusal is one line naming the variable, its flag and what it accepts.
+func TestOptionsRefuseBadSettings(t *testing.T) {
+	for _, c := range []struct {
+		env, value, want string
+	}{
+		{"CLOUDSTACK_API_URL", "not a url", "http or https URL"},
+		{"CLOUDSTACK_API_URL", "ftp://cloud.example/client/api", "http or https URL"},
+		{"CLOUDSTACK_API_URL", "https:///client/api", "with a host"},
+		{"CLOUDSTACK_VERIFY_SSL", "no", "true, false, 1 or 0"},
+		{"CLOUDSTACK_VERIFY_SSL", "TRUE", "true, false, 1 or 0"},
+		{"CLOUDSTACK_RATE_LIMIT", "ten", "positive number"},
+		{"CLOUDSTACK_RATE_LIMIT", "-3", "positive number"},
+		{"CLOUDSTACK_RATE_LIMIT", "NaN", "positive number"},
+		{"CLOUDSTACK_RATE_LIMIT", "+Inf", "positive number"},
+		{"CLOUDSTACK_RATE_BURST", "-5", "positive whole number"},
+		{"CLOUDSTACK_RATE_BURST", "2.5", "positive whole number"},
+		{"CLOUDSTACK_JOB_POLL_INTERVAL", "abc", "positive duration"},
+		{"CLOUDSTACK_JOB_POLL_INTERVAL", "0s", "positive duration"},
+		{"CLUSTER_NAME", "my cluster", "at most 63"},
+		{"CLOUDSTACK_REGION", "eu/west", "at most 63"},
+		{"PRICING_CONFIGMAP", "Prices", "ConfigMap name"},
+		{"SYSTEM_NAMESPACE", "kube.system", "namespace name"},
+		{"API_SERVER_ENDPOINT", "10.0.0.1", "host:port"},
+		{"API_SERVER_ENDPOINT", "10.0.0.1:99999", "host:port"},
+	} {
+		t.Run(c.env+"="+c.value, func(t *testing.T) {
+			_, err := parse(t, with(validEnv, c.env, c.value))
+			expectRefusal(t, err, c.env, c.want)
+			if !strings.Contains(err.Error(), "--") || !strings.Contains(err.Error(), `"`+c.value+`"`) {
+				t.Errorf("error %q names neither the flag nor the value", err)
+			}
+		})
+	}
+}
+
+func TestOptionsRefuseMissingSettings(t *testing.T) {
+	for _, env := range []string{"CLUSTER_NAME", "CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY"} {
+		t.Run(env, func(t *testing.T) {
+			_, err := parse(t, with(validEnv, env, ""))
+			expectRefusal(t, err, env, "is not set")
+		})
+	}
+}
+
+func TestOptionsNeverRepeatASecret(t *testing.T) {
+	_, err := parse(t, with(with(validEnv, "CLOUDSTACK_CLOUD_CONFIG", "/nonexistent"), "CLOUDSTACK_SECRET_KEY", "very-secret"))
+	if err == nil || strings.Contains(err.Error(), "very-secret") {
+		t.Fatalf("error %v, want a refusal that does not quote the secret key", err)
+	}
+}
+
+func TestOptionsRefuseTwoCredentialSources(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cloud-config")
+	if err := os.WriteFile(path, []byte("[Global]\napi-url = http://cs/client/api\napi-key = k\nsecret-key = s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := parse(t, with(validEnv, "CLOUDSTACK_CLOUD_CONFIG", path))
+	expectRefusal(t, err, "CLOUDSTACK_CLOUD_CONFIG", "CLOUDSTACK_API_URL")
+}
+
+func TestOptionsRefuseABadCloudConfigFile(t *testing.T) {
+	for name, content := range map[string]string{
+		"bad boolean":     "[Global]\napi-url = http://cs/client/api\napi-key = k\nsecret-key = s\nssl-no-verify = maybe\n",
+		"unknown key":     "[Global]\napi-url = http://cs/client/api\napi-key = k\nsecret-key = s\napi-secret = s\n",
+		"missing key":     "[Global]\napi-url = http://cs/client/api\napi-key = k\n",
+		"bad URL":         "[Global]\napi-url = cs.example\napi-key = k\nsecret-key = s\n",
+		"not an INI file": "api-url: http://cs/client/api\n",
+		"no such file":    "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "cloud-config")
+			if content != "" {
+				if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := parse(t, map[string]string{"CLUSTER_NAME": "prod", "CLOUDSTACK_CLOUD_CONFIG": path})
+			expectRefusal(t, err, "CLOUDSTACK_CLOUD_CONFIG", path)
+		})
+	}
+}
+
+func expectRefusal(t *testing.T, err error, env, want string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s accepted, want a refusal", env)
+	}
+	if text := err.Error(); !strings.Contains(text, env) || !strings.Contains(text, want) || strings.Contains(text, "\n") {
+		t.Fatalf("refusal %q is not one line naming %s and %q", text, env, want)
 	}
 }

@@ -1,0 +1,217 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package operator
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+)
+
+// setting is one option: a flag whose default comes from an environment variable. Flag and
+// variable go through the same parser, so a value is taken or refused the same way from
+// either, and a refusal names both and what the setting accepts.
+type setting struct {
+	env, flag, usage string
+	// accepted says what parse takes, for the usage and the errors.
+	accepted string
+	// def is the value when neither the flag nor the variable is set, or set empty.
+	def string
+	// secret values are never repeated in an error.
+	secret bool
+	parse  func(string) error
+
+	// flagValue is the flag's value when the command line set it.
+	flagValue *string
+	// given is true when the flag or the variable set a value.
+	given bool
+}
+
+func (s *setting) register(fs *flag.FlagSet) {
+	s.flagValue, s.given = nil, false
+	usage := fmt.Sprintf("%s Env %s: %s.", s.usage, s.env, s.accepted)
+	if s.def != "" {
+		usage += " Default " + s.def + "."
+	}
+	fs.Func(s.flag, usage, func(v string) error {
+		s.flagValue = &v
+		return nil
+	})
+}
+
+// read parses the flag's value, else the variable's, else the default.
+func (s *setting) read(lookupEnv func(string) (string, bool)) error {
+	value, _ := lookupEnv(s.env)
+	if s.flagValue != nil {
+		value = *s.flagValue
+	}
+	s.given = value != ""
+	if !s.given {
+		value = s.def
+	}
+	if err := s.parse(value); err != nil {
+		if s.secret {
+			return fmt.Errorf("%s is not accepted: want %s", s.name(), s.accepted)
+		}
+		return fmt.Errorf("%s is %q: want %s", s.name(), value, s.accepted)
+	}
+	return nil
+}
+
+func (s *setting) missing(hint string) error {
+	return fmt.Errorf("%s is not set: want %s%s", s.name(), s.accepted, hint)
+}
+
+func (s *setting) name() string {
+	return fmt.Sprintf("%s (--%s)", s.env, s.flag)
+}
+
+// errRefused is returned by parsers; the setting's error says what it accepts.
+var errRefused = errors.New("refused")
+
+// booleanAccepted are the only booleans taken: strconv also reads t, F, TRUE and others,
+// which hide typing mistakes such as "no" behind a default.
+const booleanAccepted = "true, false, 1 or 0"
+
+func boolean(into *bool) func(string) error {
+	return func(v string) error {
+		switch v {
+		case "true", "1":
+			*into = true
+		case "false", "0":
+			*into = false
+		default:
+			return errRefused
+		}
+		return nil
+	}
+}
+
+func text(into *string) func(string) error {
+	return func(v string) error {
+		*into = v
+		return nil
+	}
+}
+
+// apiURL takes an empty value: whether the URL is needed depends on the cloud-config setting.
+func apiURL(into *string) func(string) error {
+	return func(v string) error {
+		if v != "" && !csapi.ValidAPIURL(v) {
+			return errRefused
+		}
+		*into = v
+		return nil
+	}
+}
+
+const labelValueAccepted = "at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+
+// labelValue takes what a Kubernetes label value may be: the region becomes one, and the
+// cluster name is tagged on VMs and part of their display names and of affinity group names.
+func labelValue(into *string) func(string) error {
+	return func(v string) error {
+		if len(validation.IsValidLabelValue(v)) > 0 {
+			return errRefused
+		}
+		*into = v
+		return nil
+	}
+}
+
+func dnsSubdomain(into *string) func(string) error {
+	return func(v string) error {
+		if len(validation.IsDNS1123Subdomain(v)) > 0 {
+			return errRefused
+		}
+		*into = v
+		return nil
+	}
+}
+
+func dnsLabel(into *string) func(string) error {
+	return func(v string) error {
+		if len(validation.IsDNS1123Label(v)) > 0 {
+			return errRefused
+		}
+		*into = v
+		return nil
+	}
+}
+
+// hostPort takes an empty value: the endpoint is then detected.
+func hostPort(into *string) func(string) error {
+	return func(v string) error {
+		if v != "" {
+			host, port, err := net.SplitHostPort(v)
+			if err != nil || host == "" || len(validation.IsValidPortNum(atoi(port))) > 0 {
+				return errRefused
+			}
+		}
+		*into = v
+		return nil
+	}
+}
+
+func atoi(v string) int {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func positiveFloat(into *float64) func(string) error {
+	return func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0) || math.IsInf(f, 1) { // NaN is not > 0
+			return errRefused
+		}
+		*into = f
+		return nil
+	}
+}
+
+func positiveInt(into *int) func(string) error {
+	return func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return errRefused
+		}
+		*into = n
+		return nil
+	}
+}
+
+func positiveDuration(into *time.Duration) func(string) error {
+	return func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return errRefused
+		}
+		*into = d
+		return nil
+	}
+}
