@@ -46,7 +46,7 @@ var _ = Describe("Throttling", func() {
 				Command: "*",
 				Rate:    throttledShare,
 				Code:    429,
-				Text:    "The given user has reached his/her account api limit, please retry after 1000 ms.",
+				Text:    "The given user has reached his/her account api limit, please retry after [1000] ms.",
 			}},
 		})).To(Succeed())
 		s.CreateNodePool(ctx)

@@ -193,5 +193,5 @@ func (f *Injector) throttleLocked(accountID string) *cserr.Error {
 	}
 	retry := w.start.Add(t.Interval.Duration).Sub(now).Milliseconds()
 	return cserr.New(cserr.APILimitExceeded, cserr.CSGeneric,
-		"The given user has reached his/her account api limit, please retry after %d ms.", retry)
+		"The given user has reached his/her account api limit, please retry after [%d] ms.", retry)
 }

@@ -45,7 +45,7 @@ func TestThrottling(t *testing.T) {
 		}
 	}
 	clk.Step(400 * time.Millisecond)
-	expectAPIError(t, list(), 429, "The given user has reached his/her account api limit, please retry after 600 ms.")
+	expectAPIError(t, list(), 429, "The given user has reached his/her account api limit, please retry after [600] ms.")
 	clk.Step(600 * time.Millisecond)
 	if err := list(); err != nil {
 		t.Fatalf("a new interval must allow calls again: %v", err)
