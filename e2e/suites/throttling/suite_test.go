@@ -22,8 +22,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
 )
 
-// The provider's own limiter (10 calls/s by default) would keep it under the cloud's limit:
-// raised, the cloud's 429s are what the provider has to cope with.
+// The provider's rate starts at the cloud's limit (25 calls/s by default): raised to 100, it
+// starts far above it, and the cloud's 429s are what the provider has to cope with and adapt to.
 var s = suite.New("throttling", "CLOUDSTACK_RATE_LIMIT=100", "CLOUDSTACK_RATE_BURST=100")
 
 func TestThrottling(t *testing.T) {
