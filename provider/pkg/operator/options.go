@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
@@ -82,19 +83,19 @@ func (o *Options) AddFlags(fs *coreoptions.FlagSet) {
 		{env: "CLOUDSTACK_CLOUD_CONFIG", flag: "cloud-config", usage: "Path of a CloudStack CCM cloud-config INI file ([Global] api-url, api-key, secret-key, project-id, zone, ssl-no-verify), read as the CCM reads it; replaces the four settings above and is reloaded when it changes.",
 			accepted: "the path of a readable cloud-config file", parse: text(&o.CloudConfig)},
 		{env: "CLUSTER_NAME", flag: "cluster-name", usage: "Name of this cluster, tagged on every VM; it keeps clusters sharing an account apart.",
-			accepted: labelValueAccepted, parse: labelValue(&o.ClusterName)},
+			accepted: labelValueAccepted, parse: name(&o.ClusterName, validation.IsValidLabelValue)},
 		{env: "CLOUDSTACK_REGION", flag: "region", usage: "Value of topology.kubernetes.io/region; empty uses each zone's name, as the CloudStack CCM does.",
-			accepted: labelValueAccepted, parse: labelValue(&o.Region)},
+			accepted: labelValueAccepted, parse: name(&o.Region, validation.IsValidLabelValue)},
 		{env: "CLOUDSTACK_RATE_LIMIT", flag: "cloudstack-rate-limit", usage: "Most CloudStack API calls per second: the client starts there, halves its rate on a 429 answer and climbs back by 1 call/s every second without one.",
-			accepted: "a positive number of calls per second, such as 25", def: strconv.Itoa(csapi.DefaultCallsPerSecond), parse: positiveFloat(&o.RateLimit)},
+			accepted: "a positive number of calls per second, such as 25", def: strconv.Itoa(csapi.DefaultCallsPerSecond), parse: positive(&o.RateLimit, finiteFloat)},
 		{env: "CLOUDSTACK_RATE_BURST", flag: "cloudstack-rate-burst", usage: "Calls that may start at once after a quiet period.",
-			accepted: "a positive whole number of calls, such as 1", def: strconv.Itoa(csapi.DefaultBurst), parse: positiveInt(&o.RateBurst)},
+			accepted: "a positive whole number of calls, such as 1", def: strconv.Itoa(csapi.DefaultBurst), parse: positive(&o.RateBurst, strconv.Atoi)},
 		{env: "CLOUDSTACK_JOB_POLL_INTERVAL", flag: "cloudstack-job-poll-interval", usage: "How often all pending CloudStack jobs are polled, with one listAsyncJobs call.",
-			accepted: "a positive duration, such as 2s", def: instance.DefaultPollInterval.String(), parse: positiveDuration(&o.JobPollInterval)},
+			accepted: "a positive duration, such as 2s", def: instance.DefaultPollInterval.String(), parse: positive(&o.JobPollInterval, time.ParseDuration)},
 		{env: "PRICING_CONFIGMAP", flag: "pricing-configmap", usage: "ConfigMap of hourly prices keyed by service offering name or ID, in the system namespace.",
-			accepted: "a ConfigMap name (lower-case letters, digits, '-' and '.')", def: "karpenter-cloudstack-pricing", parse: dnsSubdomain(&o.PricingConfigMap)},
+			accepted: "a ConfigMap name (lower-case letters, digits, '-' and '.')", def: "karpenter-cloudstack-pricing", parse: name(&o.PricingConfigMap, validation.IsDNS1123Subdomain)},
 		{env: "SYSTEM_NAMESPACE", flag: "system-namespace", usage: "Namespace of the controller and of the pricing ConfigMap.",
-			accepted: "a namespace name (lower-case letters, digits and '-')", def: "karpenter", parse: dnsLabel(&o.SystemNamespace)},
+			accepted: "a namespace name (lower-case letters, digits and '-')", def: "karpenter", parse: name(&o.SystemNamespace, validation.IsDNS1123Label)},
 		{env: "API_SERVER_ENDPOINT", flag: "api-server-endpoint", usage: "host:port nodes join; auto-detected from the kubernetes Service when empty.",
 			accepted: "host:port with a port from 1 to 65535, such as 10.0.0.1:6443", parse: hostPort(&o.APIServerEndpoint)},
 	}

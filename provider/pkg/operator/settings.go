@@ -129,31 +129,12 @@ func apiURL(into *string) func(string) error {
 
 const labelValueAccepted = "at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
 
-// labelValue takes what a Kubernetes label value may be: the region becomes one, and the
-// cluster name is tagged on VMs and part of their display names and of affinity group names.
-func labelValue(into *string) func(string) error {
+// name takes a value check finds no fault with: Kubernetes' validation of a label value (the
+// region becomes one, and the cluster name is tagged on VMs and part of their display names
+// and of affinity group names), a ConfigMap name or a namespace name.
+func name(into *string, check func(string) []string) func(string) error {
 	return func(v string) error {
-		if len(validation.IsValidLabelValue(v)) > 0 {
-			return errRefused
-		}
-		*into = v
-		return nil
-	}
-}
-
-func dnsSubdomain(into *string) func(string) error {
-	return func(v string) error {
-		if len(validation.IsDNS1123Subdomain(v)) > 0 {
-			return errRefused
-		}
-		*into = v
-		return nil
-	}
-}
-
-func dnsLabel(into *string) func(string) error {
-	return func(v string) error {
-		if len(validation.IsDNS1123Label(v)) > 0 {
+		if len(check(v)) > 0 {
 			return errRefused
 		}
 		*into = v
@@ -166,7 +147,8 @@ func hostPort(into *string) func(string) error {
 	return func(v string) error {
 		if v != "" {
 			host, port, err := net.SplitHostPort(v)
-			if err != nil || host == "" || len(validation.IsValidPortNum(atoi(port))) > 0 {
+			n, portErr := strconv.Atoi(port)
+			if err != nil || portErr != nil || host == "" || len(validation.IsValidPortNum(n)) > 0 {
 				return errRefused
 			}
 		}
@@ -175,29 +157,11 @@ func hostPort(into *string) func(string) error {
 	}
 }
 
-func atoi(v string) int {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-func positiveFloat(into *float64) func(string) error {
+// positive takes what parse reads into a number above zero (NaN is not).
+func positive[T int | float64 | time.Duration](into *T, parse func(string) (T, error)) func(string) error {
 	return func(v string) error {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(f > 0) || math.IsInf(f, 1) { // NaN is not > 0
-			return errRefused
-		}
-		*into = f
-		return nil
-	}
-}
-
-func positiveInt(into *int) func(string) error {
-	return func(v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
+		n, err := parse(v)
+		if err != nil || !(n > 0) {
 			return errRefused
 		}
 		*into = n
@@ -205,13 +169,11 @@ func positiveInt(into *int) func(string) error {
 	}
 }
 
-func positiveDuration(into *time.Duration) func(string) error {
-	return func(v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return errRefused
-		}
-		*into = d
-		return nil
+// finiteFloat reads a number other than an infinity.
+func finiteFloat(v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err == nil && math.IsInf(f, 0) {
+		return 0, errRefused
 	}
+	return f, err
 }
