@@ -40,6 +40,9 @@ const (
 	// throttleBackoff is the first wait after a 429 that names no wait of its own; it doubles
 	// with every retry of the call.
 	throttleBackoff = time.Second
+	// maxThrottleWait caps the wait a 429 names: CloudStack names the rest of its throttling
+	// interval (1 s by default), and a broken answer must not hold every call for hours.
+	maxThrottleWait = time.Minute
 )
 
 // retryAfter reads the wait CloudStack names in its 429 text, the rest of its throttling
@@ -108,7 +111,10 @@ func throttledFor(resp *http.Response, fallback time.Duration) time.Duration {
 	text, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	_ = resp.Body.Close()
 	if m := retryAfter.FindSubmatch(text); m != nil {
-		ms, _ := strconv.Atoi(string(m[1]))
+		ms, err := strconv.ParseInt(string(m[1]), 10, 64)
+		if err != nil || ms > maxThrottleWait.Milliseconds() {
+			return maxThrottleWait
+		}
 		return time.Duration(ms) * time.Millisecond
 	}
 	return fallback + rand.N(fallback)

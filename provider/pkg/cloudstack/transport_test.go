@@ -19,8 +19,10 @@ package cloudstack
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -168,6 +170,19 @@ func TestThrottlingHoldsEveryCaller(t *testing.T) {
 	for i, id := range ids[1:] {
 		if gap := arrivals[i+1].Sub(arrivals[0]); gap < 300*time.Millisecond {
 			t.Errorf("the call for %s came %v after the 429, inside the 300 ms it named", id, gap)
+		}
+	}
+}
+
+func TestTheNamedWaitIsCappedAtAMinute(t *testing.T) {
+	for text, want := range map[string]time.Duration{
+		"please retry after [280] ms.":                  280 * time.Millisecond,
+		"please retry after [86400000] ms.":             maxThrottleWait,
+		"please retry after [99999999999999999999] ms.": maxThrottleWait,
+	} {
+		resp := &http.Response{Body: io.NopCloser(strings.NewReader(`{"errortext":"` + text + `"}`))}
+		if got := throttledFor(resp, time.Second); got != want {
+			t.Errorf("%q: wait %v, want %v", text, got, want)
 		}
 	}
 }
