@@ -19,16 +19,18 @@ CONTROLLER_GEN := $(BIN)/controller-gen
 KIND := $(BIN)/kind
 KARPENTER_KWOK := $(BIN)/karpenter-kwok
 STATICCHECK := $(BIN)/staticcheck
+CLOUDSTACK_CCM := $(BIN)/cloudstack-ccm
 
 # etcd and kube-apiserver come first: envtest needs only those two.
 TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) $(KUBEADM) \
-	$(KWOK) $(KWOKCTL) $(CONTROLLER_GEN) $(KIND) $(KARPENTER_KWOK) $(STATICCHECK)
+	$(KWOK) $(KWOKCTL) $(CONTROLLER_GEN) $(KIND) $(KARPENTER_KWOK) $(STATICCHECK) $(CLOUDSTACK_CCM)
 
 .PHONY: tools
 tools: $(TOOLS) cloud-init ## Build the pinned cluster tools into ./bin (skips the ones already built)
 
-# What `make test` and the e2e suites run: the tools above less kind, the KWOK provider
-# (benchmark baseline) and staticcheck, which would add minutes to a cold CI run for nothing.
+# What `make test` runs: the tools above less kind, the KWOK provider (benchmark baseline),
+# staticcheck and the CloudStack CCM (only the ccm suite, outside the smoke subset, runs it),
+# which would add minutes to a cold CI run for nothing.
 TEST_TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) $(KUBEADM) \
 	$(KWOK) $(KWOKCTL) $(CONTROLLER_GEN)
 

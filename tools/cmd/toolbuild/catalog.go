@@ -58,6 +58,10 @@ func catalog() []Tool {
 		{Name: "karpenter-kwok", Dir: "karpenter-kwok", Package: "sigs.k8s.io/karpenter/kwok", Pin: "sigs.k8s.io/karpenter",
 			LDFlags: versionFlag("sigs.k8s.io/karpenter/pkg/operator.Version")},
 		{Name: "staticcheck", Dir: "staticcheck", Package: "honnef.co/go/tools/cmd/staticcheck", Pin: "honnef.co/go/tools"},
+		// The Apache CloudStack CCM. Its release Makefile stamps k8s.io/kubernetes/pkg/version, which
+		// the binary does not link, so there is nothing to stamp.
+		{Name: "cloudstack-ccm", Dir: "cloudstack-ccm", Package: "github.com/apache/cloudstack-kubernetes-provider/cmd/cloudstack-ccm",
+			Pin: "github.com/apache/cloudstack-kubernetes-provider"},
 	}
 }
 
