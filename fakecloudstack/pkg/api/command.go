@@ -57,7 +57,14 @@ type Command struct {
 	Params      []Param
 	Response    []Field
 	Handle      Handler
+
+	// AdminOnly commands exist only for admin accounts, as for a command whose @APICommand
+	// authorizes RoleType.Admin alone.
+	AdminOnly bool
 }
+
+// AvailableTo tells whether the account may call the command at all.
+func (c Command) AvailableTo(a store.Account) bool { return a.Admin || !c.AdminOnly }
 
 // Settings are the management server's global settings the fake models.
 type Settings struct {
@@ -82,6 +89,8 @@ type Backend struct {
 	Faults   *faults.Injector
 	Clock    clock.WithDelayedExecution
 	Settings Settings
+	// Started is when the management server started, as listManagementServersMetrics reports.
+	Started time.Time
 
 	// admission serialises deploys between the limit check and the insert.
 	admission sync.Mutex
@@ -93,7 +102,7 @@ func (b *Backend) Commands() map[string]Command {
 	for _, group := range [][]Command{
 		b.zoneCommands(), b.offeringCommands(), b.templateCommands(), b.networkCommands(),
 		b.keyPairCommands(), b.affinityCommands(), b.vmCommands(), b.tagCommands(),
-		b.jobCommands(), b.limitCommands(), b.discoveryCommands(),
+		b.jobCommands(), b.limitCommands(), b.discoveryCommands(), b.managementCommands(),
 	} {
 		for _, c := range group {
 			commands[c.Name] = c

@@ -73,7 +73,7 @@ func (b *Backend) listApis(r *Request) (any, error) {
 	var out []apiResponse
 	for _, name := range sortedKeys(commands) {
 		c := commands[name]
-		if r.Has("name") && !strings.EqualFold(name, r.Get("name")) {
+		if (r.Has("name") && !strings.EqualFold(name, r.Get("name"))) || !c.AvailableTo(r.Account) {
 			continue
 		}
 		params := make([]paramResponse, len(c.Params))

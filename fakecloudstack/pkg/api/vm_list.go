@@ -35,7 +35,7 @@ func (b *Backend) listVMsCommand() Command {
 		Params: append([]Param{
 			{Name: "id", Type: "uuid", Description: "the ID of the virtual machine", Related: "listVirtualMachines"},
 			{Name: "ids", Type: "list", Description: "the IDs of the virtual machines, mutually exclusive with id", Related: "listVirtualMachines"},
-			{Name: "name", Type: "string", Description: "name of the virtual machine (exact match)"},
+			{Name: "name", Type: "string", Description: "name of the virtual machine (exact match, any case)"},
 			{Name: "state", Type: "string", Description: "state of the virtual machine; present for all but Destroyed and Expunging"},
 			{Name: "zoneid", Type: "uuid", Description: "the availability zone ID", Related: "listZones"},
 			{Name: "templateid", Type: "uuid", Description: "list vms by template", Related: "listTemplates"},
@@ -82,7 +82,7 @@ func (b *Backend) listVirtualMachines(r *Request) (any, error) {
 	withUserData := r.Bool("userdata", false)
 	items := make([]vmResponse, len(vms))
 	for i, vm := range vms {
-		items[i] = b.vmResponseOf(vm, withUserData)
+		items[i] = b.vmResponseOf(vm, r.Account.Admin, withUserData)
 	}
 	return List{Key: "virtualmachine", Count: total, Items: items}, nil
 }

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
 // vmResponse follows cloudstack-go's VirtualMachine: numbers are numbers, nic deviceid is a
@@ -80,8 +81,10 @@ type nicResponse struct {
 	DeviceID    string `json:"deviceid"`
 }
 
-// vmResponseOf renders a VM; userdata only appears when the caller asked for it.
-func (b *Backend) vmResponseOf(vm store.VM, withUserData bool) vmResponse {
+// vmResponseOf renders a VM; userdata only appears when the caller asked for it. The full view
+// (root admins) adds the instance name and, while the VM is on a hypervisor host, that host's id
+// and name, as UserVmJoinDaoImpl does.
+func (b *Backend) vmResponseOf(vm store.VM, full, withUserData bool) vmResponse {
 	owner, _ := b.Store.Accounts.Get(vm.AccountID)
 	zone, _ := b.Store.Zones.Get(vm.ZoneID)
 	tpl, _ := b.Store.Templates.Get(vm.TemplateID)
@@ -96,11 +99,11 @@ func (b *Backend) vmResponseOf(vm store.VM, withUserData bool) vmResponse {
 		Details: vm.Details, AffinityGroup: []affinityGroupResponse{}, SecurityGroup: []struct{}{},
 		Tags: b.tagResponses(b.Store.TagsOf(vm.ID)),
 	}
-	if owner.Admin {
+	if full {
 		resp.InstanceName = vm.InstanceName(owner.Number)
 	}
-	if vm.HostID != "" && owner.Admin {
-		resp.HostID, resp.HostName = vm.HostID, vm.HostID
+	if full && vm.HostID != "" {
+		resp.HostID, resp.HostName = hypervisorHost(vm, zone.Name)
 	}
 	for _, id := range vm.AffinityGroupIDs {
 		if g, ok := b.Store.AffinityGroups.Get(id); ok {
@@ -120,7 +123,14 @@ func (b *Backend) vmResponseOf(vm store.VM, withUserData bool) vmResponse {
 	return resp
 }
 
-// vmResult is the jobresult of VM commands.
+// hypervisorHost is the uuid and name of the host a VM runs on. The capacity pool numbers the
+// hosts of a zone (<zone id>-host-3); the name puts the zone's name in front of the number.
+func hypervisorHost(vm store.VM, zoneName string) (id, name string) {
+	return world.StableID("host", vm.HostID), zoneName + "-" + strings.TrimPrefix(vm.HostID, vm.ZoneID+"-")
+}
+
+// vmResult is the jobresult of VM commands, seen by the VM's owner who started the job.
 func (b *Backend) vmResult(vm store.VM) map[string]vmResponse {
-	return map[string]vmResponse{"virtualmachine": b.vmResponseOf(vm, false)}
+	owner, _ := b.Store.Accounts.Get(vm.AccountID)
+	return map[string]vmResponse{"virtualmachine": b.vmResponseOf(vm, owner.Admin, false)}
 }

@@ -58,7 +58,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	account, _ := s.backend.Store.AccountByKey(apiKey)
 	cmd, ok := s.commands[command]
-	if !ok {
+	if !ok || !cmd.AvailableTo(account) {
 		s.fail(w, command, errorKey, cserr.New(cserr.Unauthorized, 0, "The given command:%s does not exist or it is not available for user", command))
 		return
 	}

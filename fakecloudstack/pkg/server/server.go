@@ -92,6 +92,7 @@ func New(opts ...Option) (*Server, error) {
 		Jobs:     jobs.New(o.clock, st.NewID, o.cfg.Jobs, o.cfg.Seed, s.metrics.observeJob),
 		Clock:    o.clock,
 		Settings: settings(o.cfg),
+		Started:  o.clock.Now(),
 	}
 	s.commands = s.backend.Commands()
 	s.routes()

@@ -34,7 +34,7 @@ const StatePresent = "present"
 type VMFilter struct {
 	AccountID       string
 	IDs             []string
-	Name            string
+	Name            string // exact, but case-insensitive as MySQL's default collation compares
 	State           string
 	ZoneID          string
 	TemplateID      string
@@ -108,7 +108,7 @@ func allValued(tags []KV) bool {
 func (f *VMFilter) matches(vm *VM) bool {
 	switch {
 	case f.AccountID != "" && vm.AccountID != f.AccountID,
-		f.Name != "" && vm.Name != f.Name,
+		f.Name != "" && !strings.EqualFold(vm.Name, f.Name),
 		f.ZoneID != "" && vm.ZoneID != f.ZoneID,
 		f.TemplateID != "" && vm.TemplateID != f.TemplateID,
 		f.OfferingID != "" && vm.OfferingID != f.OfferingID,
