@@ -17,16 +17,22 @@ limitations under the License.
 /*
 Package nodesim is the fake cloud's kubelet: it turns every Running VM into a KWOK Node that
 registers the way the kubelet started by the VM's userdata would, so that tests prove the
-provider's userdata really carries the registration contract.
+provider's userdata really carries the registration contract. It does what cloud-init and the
+kubelet do on a VM and nothing else: labels, taints, providerID and addresses that a cloud
+controller manager sets come from a real CCM, when one runs against the fake cloud.
 
 # Lifecycle
 
   - A VM in state Running (or Migrating) gets a Node named after the VM, created once per run of
-    the VM. A Node the simulator registered earlier for the same VM (after a restart of the
-    fake cloud, or of the VM) is adopted: the heartbeat annotation, the labels below, capacity,
-    allocatable and addresses are brought back in line, while taints are left alone (the
-    kubelet applies them only when it registers). A Node of the same name that the simulator
-    did not register is left alone, and the VM gets none.
+    the VM. While it runs, the simulator keeps what a kubelet keeps current: the heartbeat,
+    capacity, allocatable and (without --cloud-provider=external) the addresses, which it
+    writes back within a resync when someone else, such as the CCM's address sync, changed
+    them. Labels and taints are applied at registration only, so the CCM, Karpenter or an
+    operator may change them afterwards. A Node the simulator registered earlier for the same
+    VM (after a restart of the fake cloud, or of the VM) is adopted as a kubelet registering
+    again adopts it (updateDefaultLabels): the labels the kubelet may set itself get the
+    values it registers with, other labels and the taints are left alone. A Node of the same
+    name that the simulator did not register is left alone, and the VM gets none.
   - A Node deleted by someone else while its VM keeps running is not created again, as a
     running kubelet does not register twice: Karpenter deletes Nodes before their VMs are gone.
     A VM that stops and starts again registers anew, as a rebooted kubelet would.
@@ -45,22 +51,25 @@ provider's userdata really carries the registration contract.
 
 # The Node
 
-  - metadata.name and the kubernetes.io/hostname label: the VM name.
-  - spec.providerID: the kubelet's provider id from the userdata, with cloud-init's
+  - metadata.name: the VM name.
+  - spec.providerID: the kubelet's --provider-id from the userdata, with cloud-init's
     {{ ds.meta_data.instance_id }} and {{ v1.instance_id }} (any spacing) replaced by the VM id
-    in documents under a "## template: jinja" header; external-cloudstack://<VM id> when the
-    userdata sets none, as the CloudStack CCM does. A provider id that still holds "{{" (jinja
-    cloud-init would not have rendered) registers no Node: the kubelet would register with the
-    expression and the Node would never match its NodeClaim.
-  - labels: --node-labels, then what the kubelet and the CloudStack CCM set:
-    kubernetes.io/os=linux, kubernetes.io/arch=amd64, node.kubernetes.io/instance-type (the
-    offering name with the CCM's regular expression ([^A-Za-z0-9][^-A-Za-z0-9_.]*)?[^A-Za-z0-9]
-    removed), topology.kubernetes.io/zone (the zone name) and topology.kubernetes.io/region
-    (Options.Region, or the zone name).
-  - spec.taints: --register-with-taints, in the forms key=value:Effect and key:Effect.
+    in documents under a "## template: jinja" header; none when the userdata sets none (a CCM
+    sets it on a Node registered with --cloud-provider=external). A provider id that still
+    holds "{{" (jinja cloud-init would not have rendered) registers no Node: the kubelet would
+    register with the expression and the Node would never match its NodeClaim.
+  - labels: the kubelet's own, kubernetes.io/hostname (the VM name), kubernetes.io/os=linux,
+    kubernetes.io/arch=amd64, beta.kubernetes.io/os=linux and beta.kubernetes.io/arch=amd64,
+    overridden by --node-labels as the kubelet does. No instance-type, zone or region label
+    unless --node-labels has it: the kubelet knows none of them.
+  - spec.taints: --register-with-taints, in the forms key=value:Effect and key:Effect, then
+    node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule when the kubelet runs with
+    --cloud-provider=external (the only value besides none that the kubelet accepts).
   - annotation kwok.x-k8s.io/node=fake, so that the kwok controller manages the conditions, and
     annotation fakecloudstack.karpenter.k8s.cloudstack/vm-id=<VM id>, the simulator's own mark.
-  - status.addresses: InternalIP (the VM's address) and Hostname (the VM name).
+  - status.addresses: InternalIP (the address of the VM's NIC, where its default route goes)
+    and Hostname (the VM name), as a kubelet without a cloud provider reports them; with
+    --cloud-provider=external only the Hostname, the rest being the CCM's to set.
   - status.capacity: cpu and memory of the offering, pods from --max-pods (Options.DefaultMaxPods
     otherwise, 110), nvidia.com/gpu when the VM has GPUs, ephemeral-storage from
     the VM's root disk (the deploy's rootdisksize, else its template's size), or
@@ -102,7 +111,7 @@ runs nothing and sets nothing, as cloud-init skips it. Each document is then rea
     anything else: kubelet flags as in a script.
 
 The flags read are --provider-id, --node-labels, --register-with-taints, --max-pods,
---kube-reserved, --system-reserved and --eviction-hard. As in the kubelet, flags (including
+--kube-reserved, --system-reserved, --eviction-hard and --cloud-provider. As in the kubelet, flags (including
 kubeletExtraArgs) override a KubeletConfiguration, the last occurrence of a flag wins and
 repeated --node-labels merge. Percentages of --eviction-hard are resolved as the kubelet
 resolves them (a float32 fraction of capacity). Not modelled: cloud-config-archive, #include

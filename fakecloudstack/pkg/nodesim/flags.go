@@ -33,10 +33,11 @@ const (
 	flagKubeReserved   = "kube-reserved"
 	flagSystemReserved = "system-reserved"
 	flagEvictionHard   = "eviction-hard"
+	flagCloudProvider  = "cloud-provider"
 )
 
 var knownFlags = sets.New(flagProviderID, flagNodeLabels, flagTaints, flagMaxPods,
-	flagKubeReserved, flagSystemReserved, flagEvictionHard)
+	flagKubeReserved, flagSystemReserved, flagEvictionHard, flagCloudProvider)
 
 // flagPattern finds `--name=value` and `--name value` anywhere in a script, an environment file
 // or a systemd drop-in. A value ends at whitespace or a quote unless it is quoted itself, which

@@ -22,9 +22,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
+// The kubelet's beta OS and architecture labels, which it still sets next to the GA ones.
+const (
+	labelBetaOS   = "beta.kubernetes.io/os"
+	labelBetaArch = "beta.kubernetes.io/arch"
+)
+
 // The kubelet refuses to start when --node-labels holds a label of the kubernetes.io or k8s.io
 // namespaces other than these, so the simulator refuses too: a provider whose userdata passes
-// such a label would never see its nodes register.
+// such a label would never see its nodes register. They are also the labels a kubelet puts
+// back on its Node when it registers again (updateDefaultLabels).
 var kubeletOwnLabels = map[string]bool{
 	corev1.LabelHostname:                true,
 	corev1.LabelTopologyZone:            true,
@@ -35,8 +42,8 @@ var kubeletOwnLabels = map[string]bool{
 	corev1.LabelInstanceTypeStable:      true,
 	corev1.LabelOSStable:                true,
 	corev1.LabelArchStable:              true,
-	"beta.kubernetes.io/os":             true,
-	"beta.kubernetes.io/arch":           true,
+	labelBetaOS:                         true,
+	labelBetaArch:                       true,
 }
 
 // kubeletLabelNamespaces are free for the kubelet to set, subdomains included.

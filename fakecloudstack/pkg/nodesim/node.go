@@ -18,7 +18,7 @@ package nodesim
 
 import (
 	"maps"
-	"regexp"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -34,15 +34,16 @@ const (
 	// that it finds them again after a restart and never touches anyone else's Node.
 	vmIDAnnotation = "fakecloudstack.karpenter.k8s.cloudstack/vm-id"
 
-	providerIDPrefix = "external-cloudstack://"
-	gpuResource      = corev1.ResourceName("nvidia.com/gpu")
+	gpuResource = corev1.ResourceName("nvidia.com/gpu")
+
+	// externalCloudProvider is the one --cloud-provider value the kubelet accepts, and
+	// uninitializedTaint what it registers with then, until the CCM initialises the Node.
+	externalCloudProvider = "external"
+	uninitializedTaint    = "node.cloudprovider.kubernetes.io/uninitialized"
 
 	signalMemoryAvailable = "memory.available"
 	signalNodeFSAvailable = "nodefs.available"
 )
-
-// instanceTypeInvalidChars is the CloudStack CCM's label sanitiser, applied to offering names.
-var instanceTypeInvalidChars = regexp.MustCompile(`([^A-Za-z0-9][^-A-Za-z0-9_.]*)?[^A-Za-z0-9]`)
 
 // kubeletDefaultEvictionHard applies when the userdata sets no hard eviction thresholds.
 var kubeletDefaultEvictionHard = map[string]string{
@@ -50,36 +51,35 @@ var kubeletDefaultEvictionHard = map[string]string{
 	signalNodeFSAvailable: "10%",
 }
 
-func providerID(vm VM, reg Registration) string {
-	if reg.ProviderID != "" {
-		return reg.ProviderID
+// kubeletDefaultLabels are the labels a kubelet gives its Node whatever the userdata says
+// (initialNode), in their GA and beta forms.
+func kubeletDefaultLabels(vm VM) map[string]string {
+	return map[string]string{
+		corev1.LabelHostname:   vm.Name,
+		corev1.LabelOSStable:   "linux",
+		corev1.LabelArchStable: "amd64",
+		labelBetaOS:            "linux",
+		labelBetaArch:          "amd64",
 	}
-	return providerIDPrefix + vm.ID
 }
 
-// nodeLabels are the userdata's labels overlaid with what the kubelet and the CloudStack CCM
-// set, the way they would win on a real node.
-func nodeLabels(vm VM, reg Registration, region string) map[string]string {
-	labels := maps.Clone(reg.Labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[corev1.LabelHostname] = vm.Name
-	labels[corev1.LabelOSStable] = "linux"
-	labels[corev1.LabelArchStable] = "amd64"
-	if instanceType := instanceTypeInvalidChars.ReplaceAllString(vm.OfferingName, ""); instanceType != "" {
-		labels[corev1.LabelInstanceTypeStable] = instanceType
-	}
-	if vm.ZoneName != "" {
-		labels[corev1.LabelTopologyZone] = vm.ZoneName
-		if region == "" {
-			region = vm.ZoneName
-		}
-	}
-	if region != "" {
-		labels[corev1.LabelTopologyRegion] = region
-	}
+// nodeLabels are the kubelet's default labels overridden by --node-labels, as the kubelet
+// applies them. Instance type, zone and region appear only when the userdata sets them: a
+// kubelet knows none of them, the provider or a CCM does.
+func nodeLabels(vm VM, reg Registration) map[string]string {
+	labels := kubeletDefaultLabels(vm)
+	maps.Copy(labels, reg.Labels)
 	return labels
+}
+
+// registrationTaints are --register-with-taints, followed by the taint a kubelet with
+// --cloud-provider=external adds so that nothing is scheduled before the CCM initialised the
+// Node.
+func registrationTaints(reg Registration) []corev1.Taint {
+	if !reg.ExternalCloudProvider {
+		return reg.Taints
+	}
+	return append(slices.Clone(reg.Taints), corev1.Taint{Key: uninitializedTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule})
 }
 
 func capacity(vm VM, reg Registration, opts Options) corev1.ResourceList {
@@ -131,12 +131,22 @@ func allocatable(capacity corev1.ResourceList, reg Registration) corev1.Resource
 	return out
 }
 
-func addresses(vm VM) []corev1.NodeAddress {
+// addresses are what the kubelet reports: its hostname, and the address of the VM's NIC (its
+// default route) unless it runs with --cloud-provider=external, which leaves the addresses to
+// the CCM.
+func addresses(vm VM, reg Registration) []corev1.NodeAddress {
 	var out []corev1.NodeAddress
-	if vm.IPAddress != "" {
+	if vm.IPAddress != "" && !reg.ExternalCloudProvider {
 		out = append(out, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: vm.IPAddress})
 	}
 	return append(out, corev1.NodeAddress{Type: corev1.NodeHostName, Address: vm.Name})
+}
+
+// kubeletOwnsAddresses tells whether the kubelet behind a desired Node keeps its addresses
+// current; with --cloud-provider=external (the Node registers with the uninitialized taint) it
+// sets them once and the CCM owns them from then on.
+func kubeletOwnsAddresses(want *corev1.Node) bool {
+	return !slices.ContainsFunc(want.Spec.Taints, func(t corev1.Taint) bool { return t.Key == uninitializedTaint })
 }
 
 // desiredNode is the Node a kubelet started by the VM's userdata would register.
@@ -145,14 +155,14 @@ func desiredNode(vm VM, reg Registration, opts Options) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        vm.Name,
-			Labels:      nodeLabels(vm, reg, opts.Region),
+			Labels:      nodeLabels(vm, reg),
 			Annotations: map[string]string{kwokNodeAnnotation: kwokNodeAnnotationValue, vmIDAnnotation: vm.ID},
 		},
-		Spec: corev1.NodeSpec{ProviderID: providerID(vm, reg), Taints: reg.Taints},
+		Spec: corev1.NodeSpec{ProviderID: reg.ProviderID, Taints: registrationTaints(reg)},
 		Status: corev1.NodeStatus{
 			Capacity:    c,
 			Allocatable: allocatable(c, reg),
-			Addresses:   addresses(vm),
+			Addresses:   addresses(vm, reg),
 			NodeInfo:    corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: "amd64"},
 		},
 	}

@@ -46,14 +46,14 @@ func TestDesiredNode(t *testing.T) {
 	if node.Name != "default-x7k2p" || node.Spec.ProviderID != "external-cloudstack://custom" {
 		t.Errorf("name, providerID = %q, %q", node.Name, node.Spec.ProviderID)
 	}
+	// --node-labels override the kubelet's own labels, as the kubelet applies them.
 	wantLabels := map[string]string{
-		"team":                         "a",
-		corev1.LabelHostname:           "default-x7k2p",
-		corev1.LabelInstanceTypeStable: "GPULargeA100",
-		corev1.LabelTopologyZone:       "zone-a",
-		corev1.LabelTopologyRegion:     "zone-a",
-		corev1.LabelOSStable:           "linux",
-		corev1.LabelArchStable:         "amd64",
+		"team":                 "a",
+		corev1.LabelHostname:   "overridden",
+		corev1.LabelOSStable:   "linux",
+		corev1.LabelArchStable: "amd64",
+		labelBetaOS:            "linux",
+		labelBetaArch:          "amd64",
 	}
 	if !equality.Semantic.DeepEqual(node.Labels, wantLabels) {
 		t.Errorf("labels = %v, want %v", node.Labels, wantLabels)
@@ -92,16 +92,10 @@ func TestEphemeralStorageIsTheRootDisk(t *testing.T) {
 func TestDesiredNodeDefaults(t *testing.T) {
 	vm := testVM()
 	vm.GPUs, vm.IPAddress, vm.OfferingName = 0, "", "---"
-	node := desiredNode(vm, Registration{}, Options{Region: "eu-west", DefaultMaxPods: 50}.withDefaults())
+	node := desiredNode(vm, Registration{}, Options{DefaultMaxPods: 50}.withDefaults())
 
-	if node.Spec.ProviderID != "external-cloudstack://"+testVMID {
-		t.Errorf("providerID = %q", node.Spec.ProviderID)
-	}
-	if got := node.Labels[corev1.LabelTopologyRegion]; got != "eu-west" {
-		t.Errorf("region = %q, want the option's", got)
-	}
-	if _, ok := node.Labels[corev1.LabelInstanceTypeStable]; ok {
-		t.Errorf("an offering name with no valid character gave an instance-type label: %v", node.Labels)
+	if node.Spec.ProviderID != "" {
+		t.Errorf("providerID = %q, want none: the kubelet got no --provider-id", node.Spec.ProviderID)
 	}
 	if len(node.Spec.Taints) != 0 {
 		t.Errorf("taints = %v, want none", node.Spec.Taints)
@@ -126,15 +120,54 @@ func TestAllocatableIsFlooredAtZero(t *testing.T) {
 	}
 }
 
-func TestInstanceTypeLabelMatchesTheCCM(t *testing.T) {
-	for offering, want := range map[string]string{
-		"Medium Instance": "MediumInstance",
-		"c1.large":        "c1large",
-		"gpu-a100_x2":     "gpua100x2",
-		"  Small  ":       "Small",
-	} {
-		if got := nodeLabels(VM{OfferingName: offering}, Registration{}, "")[corev1.LabelInstanceTypeStable]; got != want {
-			t.Errorf("instance type of offering %q = %q, want %q", offering, got, want)
+// The simulator is a kubelet: it sets the kubelet's own labels and what --node-labels says,
+// never what the CloudStack CCM would (instance type, zone and region, GA or beta), and no
+// providerID the userdata does not give.
+func TestDesiredNodeSetsNoCCMLabel(t *testing.T) {
+	ccmLabels := []string{corev1.LabelInstanceTypeStable, corev1.LabelInstanceType, corev1.LabelTopologyZone,
+		corev1.LabelFailureDomainBetaZone, corev1.LabelTopologyRegion, corev1.LabelFailureDomainBetaRegion}
+	for _, vm := range []VM{testVM(), {ID: testVMID, Name: "n", ZoneName: "zone-b", OfferingName: "custom", CPU: 8, MemoryMiB: 8192}} {
+		node := desiredNode(vm, Registration{}, Options{}.withDefaults())
+		if !equality.Semantic.DeepEqual(node.Labels, kubeletDefaultLabels(vm)) {
+			t.Errorf("%s on %s: labels = %v, want only the kubelet's %v", vm.Name, vm.OfferingName, node.Labels, kubeletDefaultLabels(vm))
 		}
+		for _, key := range ccmLabels {
+			if value, ok := node.Labels[key]; ok {
+				t.Errorf("%s: CCM label %s=%s", vm.Name, key, value)
+			}
+		}
+		if node.Spec.ProviderID != "" {
+			t.Errorf("%s: providerID %q without --provider-id", vm.Name, node.Spec.ProviderID)
+		}
+	}
+	// What the userdata registers with passes through unchanged, whatever the VM's offering.
+	fromUserData := map[string]string{corev1.LabelInstanceTypeStable: "custom-8c8g", corev1.LabelTopologyZone: "zone-a"}
+	node := desiredNode(testVM(), Registration{Labels: fromUserData}, Options{}.withDefaults())
+	if node.Labels[corev1.LabelInstanceTypeStable] != "custom-8c8g" || node.Labels[corev1.LabelTopologyZone] != "zone-a" ||
+		node.Labels[corev1.LabelInstanceType] != "" {
+		t.Errorf("labels = %v, want the userdata's instance type and zone and no beta instance type", node.Labels)
+	}
+}
+
+// A kubelet with --cloud-provider=external registers with the taint that waits for the CCM,
+// reports only its hostname, and leaves the addresses to the CCM from then on.
+func TestExternalCloudProviderWaitsForTheCCM(t *testing.T) {
+	node := desiredNode(testVM(), Registration{Taints: []corev1.Taint{unregistered}, ExternalCloudProvider: true}, Options{}.withDefaults())
+	wantTaints := []corev1.Taint{unregistered, {Key: uninitializedTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}}
+	if !equality.Semantic.DeepEqual(node.Spec.Taints, wantTaints) {
+		t.Errorf("taints = %v, want %v", node.Spec.Taints, wantTaints)
+	}
+	if want := []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: "default-x7k2p"}}; !equality.Semantic.DeepEqual(node.Status.Addresses, want) {
+		t.Errorf("addresses = %v, want only the hostname", node.Status.Addresses)
+	}
+	initialised := node.DeepCopy()
+	initialised.Spec.Taints = []corev1.Taint{unregistered}
+	initialised.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.1.0.17"}, {Type: corev1.NodeHostName, Address: "zone-a-host-1"}}
+	if !inSync(initialised, node) {
+		t.Error("the addresses a CCM set count as out of sync: the simulator would overwrite them")
+	}
+	plain := desiredNode(testVM(), Registration{}, Options{}.withDefaults())
+	if inSync(initialised, plain) {
+		t.Error("without --cloud-provider=external the kubelet owns the addresses, yet changed ones count as in sync")
 	}
 }

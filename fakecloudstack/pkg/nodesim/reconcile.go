@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -84,20 +85,29 @@ func (o observation) plan() action {
 	}
 }
 
-// inSync compares only what the kubelet owns after registration: taints are left alone because
-// the kubelet applies them once, and Karpenter removes some of them.
+// inSync compares only what a running kubelet keeps current: its heartbeat and its status.
+// Labels and taints it applies when it registers, after which Karpenter, a CCM or an
+// operator may change them.
 func inSync(node, want *corev1.Node) bool {
-	return metadataInSync(node, want) && statusInSync(node, want)
+	return beating(node) && statusInSync(node, want)
 }
 
-func metadataInSync(node, want *corev1.Node) bool {
-	return node.Annotations[kwokNodeAnnotation] == kwokNodeAnnotationValue && labelsInclude(node.Labels, want.Labels)
+func beating(node *corev1.Node) bool {
+	return node.Annotations[kwokNodeAnnotation] == kwokNodeAnnotationValue
 }
 
 func statusInSync(node, want *corev1.Node) bool {
 	return sameResources(node.Status.Capacity, want.Status.Capacity) &&
 		sameResources(node.Status.Allocatable, want.Status.Allocatable) &&
-		slices.Equal(node.Status.Addresses, want.Status.Addresses)
+		(!kubeletOwnsAddresses(want) || slices.Equal(node.Status.Addresses, want.Status.Addresses))
+}
+
+// reregistrationLabels are the labels a kubelet that registers again puts back on its existing
+// Node (updateDefaultLabels): the ones it may set itself, with the values it would register.
+func reregistrationLabels(want *corev1.Node) map[string]string {
+	labels := maps.Clone(want.Labels)
+	maps.DeleteFunc(labels, func(k, _ string) bool { return !kubeletOwnLabels[k] })
+	return labels
 }
 
 func labelsInclude(have, want map[string]string) bool {
@@ -145,23 +155,31 @@ func (s *Simulator) create(ctx context.Context, id string, want *corev1.Node) er
 
 func (s *Simulator) sync(ctx context.Context, id string, o observation) error {
 	node, want := o.node, o.want
-	if node.Annotations[kwokNodeAnnotation] != kwokNodeAnnotationValue || o.registered == "" {
+	if !beating(node) || o.registered == "" {
 		// A stopped heartbeat, or one this process may have left half stopped, resumes first;
 		// the annotation, patched next, marks it resumed.
 		if err := s.releaseLease(ctx, node.Name); err != nil {
 			return err
 		}
 	}
-	if !metadataInSync(node, want) {
-		patch := map[string]any{"metadata": map[string]any{"labels": want.Labels, "annotations": want.Annotations}}
-		if err := s.patch(ctx, node.Name, patch); err != nil {
+	metadata := map[string]any{}
+	if labels := reregistrationLabels(want); o.registered == "" && !labelsInclude(node.Labels, labels) {
+		metadata["labels"] = labels
+	}
+	if !beating(node) {
+		metadata["annotations"] = want.Annotations
+	}
+	if len(metadata) > 0 {
+		if err := s.patch(ctx, node.Name, map[string]any{"metadata": metadata}); err != nil {
 			return err
 		}
 	}
 	if !statusInSync(node, want) {
-		patch := map[string]any{"status": map[string]any{
-			"capacity": want.Status.Capacity, "allocatable": want.Status.Allocatable, "addresses": want.Status.Addresses,
-		}}
+		status := map[string]any{"capacity": want.Status.Capacity, "allocatable": want.Status.Allocatable}
+		if kubeletOwnsAddresses(want) {
+			status["addresses"] = want.Status.Addresses
+		}
+		patch := map[string]any{"status": status}
 		if err := s.patch(ctx, node.Name, patch, "status"); err != nil {
 			return err
 		}

@@ -39,6 +39,9 @@ type Registration struct {
 	// EvictionHard maps an eviction signal to its threshold, a quantity or a percentage; nil
 	// means the kubelet's defaults.
 	EvictionHard map[string]string
+	// ExternalCloudProvider is --cloud-provider=external: the Node waits for a cloud controller
+	// manager to initialise it.
+	ExternalCloudProvider bool
 }
 
 // ParseUserData reads the kubelet settings from a base64 userdata, with cloud-init's instance
@@ -89,7 +92,23 @@ func newRegistration(values map[string]string) (Registration, error) {
 			return Registration{}, err
 		}
 	}
+	if reg.ExternalCloudProvider, err = parseCloudProvider(values[flagCloudProvider]); err != nil {
+		return Registration{}, err
+	}
 	return reg, nil
+}
+
+// parseCloudProvider follows the kubelet, which knows no in-tree cloud provider any more: it
+// refuses to start with anything but external or nothing.
+func parseCloudProvider(value string) (bool, error) {
+	switch value = strings.TrimSpace(value); value {
+	case "":
+		return false, nil
+	case externalCloudProvider:
+		return true, nil
+	default:
+		return false, fmt.Errorf("--cloud-provider: %q is not supported, only %q or none", value, externalCloudProvider)
+	}
 }
 
 // splitList splits the kubelet's comma separated flag values, dropping empty items.

@@ -103,7 +103,7 @@ func waitForHeartbeat(t *testing.T, client kubernetes.Interface, name string, be
 func TestRunningVMRegistersTheNodeItsUserDataDescribes(t *testing.T) {
 	client := kubeClient(t)
 	src := newFakeSource(bootstrappedVM(testVMID, "default-x7k2p"))
-	_, _ = startSimulator(t, client, src, Options{Region: "region-1"})
+	_, _ = startSimulator(t, client, src, Options{})
 
 	node := waitForNode(t, client, "default-x7k2p")
 
@@ -111,13 +111,12 @@ func TestRunningVMRegistersTheNodeItsUserDataDescribes(t *testing.T) {
 		t.Errorf("providerID = %q, want %q", node.Spec.ProviderID, want)
 	}
 	wantLabels := map[string]string{
-		"karpenter.sh/nodepool":        "gpu",
-		corev1.LabelHostname:           "default-x7k2p",
-		corev1.LabelInstanceTypeStable: "GPULargeA100",
-		corev1.LabelTopologyZone:       "zone-a",
-		corev1.LabelTopologyRegion:     "region-1",
-		corev1.LabelOSStable:           "linux",
-		corev1.LabelArchStable:         "amd64",
+		"karpenter.sh/nodepool": "gpu",
+		corev1.LabelHostname:    "default-x7k2p",
+		corev1.LabelOSStable:    "linux",
+		corev1.LabelArchStable:  "amd64",
+		labelBetaOS:             "linux",
+		labelBetaArch:           "amd64",
 	}
 	if !equality.Semantic.DeepEqual(node.Labels, wantLabels) {
 		t.Errorf("labels = %v, want %v", node.Labels, wantLabels)

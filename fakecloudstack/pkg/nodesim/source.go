@@ -48,9 +48,6 @@ type Source interface {
 
 // Options tune the simulator; zero values take the defaults below.
 type Options struct {
-	// Region is the topology.kubernetes.io/region label; empty means the zone name, as the
-	// CloudStack CCM does.
-	Region string
 	// ResyncInterval bounds how long a missed change signal or a failed call can go unnoticed.
 	ResyncInterval time.Duration
 	// DefaultMaxPods is the pods capacity when the userdata sets no max pods (kubelet's default).
