@@ -58,7 +58,14 @@ type Options struct {
 	// ProviderIdentity, when set, is granted in the cluster and the provider acts as it, with
 	// the API server's audit log on; nil runs the provider as the cluster admin.
 	ProviderIdentity Identity
+	// CCM runs the Apache CloudStack CCM (bin/cloudstack-ccm) against the fake cloud and the
+	// cluster, next to the provider.
+	CCM bool
 }
+
+// ccmNodeStatusUpdateFrequency replaces the CCM's default of 5 minutes, so that its address
+// and label sync act on every Node within a spec or a demo.
+const ccmNodeStatusUpdateFrequency = 20 * time.Second
 
 // Environment is a running cluster with the fake cloud and the provider.
 type Environment struct {
@@ -88,6 +95,12 @@ func Start(ctx context.Context, o Options) (*Environment, error) {
 	e := Attach(ctx, o)
 	if err := e.startCluster(ctx); err != nil {
 		return e, err
+	}
+	if o.CCM {
+		config := component.CloudConfig(component.FakeCloudAPIURL(o.FakePort), o.APIKey, o.SecretKey)
+		if err := os.WriteFile(e.CloudConfigPath(), config, 0o600); err != nil {
+			return e, fmt.Errorf("writing the CCM's cloud-config, %w", err)
+		}
 	}
 	order, err := component.StartOrder(e.Components())
 	if err != nil {
@@ -175,7 +188,7 @@ func (e *Environment) clusterExists() bool {
 
 // Components are the processes of the environment in start order.
 func (e *Environment) Components() []component.Component {
-	return []component.Component{
+	components := []component.Component{
 		component.FakeCloud(component.FakeCloudConfig{
 			Binary:     e.Bin("fakecloudstack"),
 			Port:       e.FakePort,
@@ -196,6 +209,16 @@ func (e *Environment) Components() []component.Component {
 			Env:         e.providerEnv(),
 		}),
 	}
+	if e.CCM {
+		components = append(components, component.CCM(component.CCMConfig{
+			Binary:                    e.Bin("cloudstack-ccm"),
+			CloudConfig:               e.CloudConfigPath(),
+			Kubeconfig:                e.Kubeconfig(),
+			Port:                      e.CCMPort,
+			NodeStatusUpdateFrequency: ccmNodeStatusUpdateFrequency,
+		}))
+	}
+	return components
 }
 
 // Kill ends the named process at once, as a crash would.

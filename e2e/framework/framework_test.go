@@ -105,6 +105,49 @@ func TestComponentsWireTheProviderToTheFakeAndTheCluster(t *testing.T) {
 	if got := e.MetricsURL(component.ProviderName); got != "http://127.0.0.1:1002/metrics" {
 		t.Errorf("provider metrics at %s", got)
 	}
+	if slices.ContainsFunc(ordered, func(c component.Component) bool { return c.Name == component.CCMName }) {
+		t.Errorf("the CCM runs although the environment did not ask for it: %v", ordered)
+	}
+}
+
+func TestComponentsRunTheCCMWhenAsked(t *testing.T) {
+	e := &Environment{Options: Options{
+		Paths:    Paths{Root: "/repo", BinDir: "/repo/bin", RunDir: "/repo/.e2e/run"},
+		Settings: Settings{ClusterName: "e2e", FakePort: 1001, MetricsPort: 1002, HealthPort: 1003, CCMPort: 1004},
+		CCM:      true,
+	}}
+	ordered, err := component.StartOrder(e.Components())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ccm := ordered[len(ordered)-1]
+	if ccm.Name != component.CCMName || ccm.Binary != "/repo/bin/cloudstack-ccm" {
+		t.Fatalf("last component %s (%s), want the CCM from bin/", ccm.Name, ccm.Binary)
+	}
+	for _, want := range []string{"--cloud-config=/repo/.e2e/run/cloud-config", "--kubeconfig=/repo/.e2e/run/kubeconfig", "--secure-port=1004"} {
+		if !slices.Contains(ccm.Args, want) {
+			t.Errorf("CCM args %v lack %s", ccm.Args, want)
+		}
+	}
+}
+
+func TestSettingsSavedWithoutACCMPortGetOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	old := `{"clusterName":"dev","fakePort":1001,"metricsPort":1002,"healthPort":1003,"apiKey":"k","secretKey":"s"}`
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadOrCreateSettings(path, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.CCMPort == 0 || s.FakePort != 1001 || s.APIKey != "k" {
+		t.Errorf("settings = %s, want the saved ones plus a CCM port", s)
+	}
+	again, err := LoadOrCreateSettings(path, "dev")
+	if err != nil || again != s {
+		t.Errorf("the CCM port was not saved: %s then %s (%v)", s, again, err)
+	}
 }
 
 func TestReadCRDsDecodesEveryDocumentAndRefusesAnEmptyFolder(t *testing.T) {

@@ -44,6 +44,9 @@ func (p Paths) KwokDir() string { return filepath.Join(p.RunDir, "kwok") }
 // Kubeconfig is the cluster's kubeconfig, the only one kwokctl writes to.
 func (p Paths) Kubeconfig() string { return filepath.Join(p.RunDir, "kubeconfig") }
 
+// CloudConfigPath is the CloudStack CCM's cloud-config file, with the fake cloud's URL and keys.
+func (p Paths) CloudConfigPath() string { return filepath.Join(p.RunDir, "cloud-config") }
+
 // LogPath is the log of a step that is not a long-running process, such as kwokctl.
 func (p Paths) LogPath(name string) string { return filepath.Join(p.RunDir, "logs", name+".log") }
 

@@ -33,6 +33,7 @@ type Settings struct {
 	FakePort    int    `json:"fakePort"`
 	MetricsPort int    `json:"metricsPort"`
 	HealthPort  int    `json:"healthPort"`
+	CCMPort     int    `json:"ccmPort"` // the CloudStack CCM's /healthz, where a CCM runs
 	APIKey      string `json:"apiKey"`
 	SecretKey   string `json:"secretKey"`
 }
@@ -40,12 +41,8 @@ type Settings struct {
 // NewSettings picks free ports and fresh keys for a cluster of the given name.
 func NewSettings(clusterName string) (Settings, error) {
 	s := Settings{ClusterName: clusterName}
-	for _, p := range []*int{&s.FakePort, &s.MetricsPort, &s.HealthPort} {
-		port, err := freePort()
-		if err != nil {
-			return Settings{}, err
-		}
-		*p = port
+	if err := s.pickMissingPorts(); err != nil {
+		return Settings{}, err
 	}
 	var err error
 	if s.APIKey, err = randomHex(20); err != nil {
@@ -57,23 +54,45 @@ func NewSettings(clusterName string) (Settings, error) {
 	return s, nil
 }
 
+// pickMissingPorts gives every port not chosen yet a free one.
+func (s *Settings) pickMissingPorts() error {
+	for _, p := range []*int{&s.FakePort, &s.MetricsPort, &s.HealthPort, &s.CCMPort} {
+		if *p != 0 {
+			continue
+		}
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		*p = port
+	}
+	return nil
+}
+
 // LoadOrCreateSettings reads the settings saved at path, or creates and saves new ones. The
-// file holds API keys, so only its owner may read it.
+// file holds API keys, so only its owner may read it. Settings saved before a port existed get
+// one, saved with them.
 func LoadOrCreateSettings(path, clusterName string) (Settings, error) {
+	var s Settings
 	raw, err := os.ReadFile(path)
-	if err == nil {
-		var s Settings
+	switch {
+	case err == nil:
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return Settings{}, fmt.Errorf("parsing %s, %w", path, err)
 		}
-		return s, nil
-	}
-	if !os.IsNotExist(err) {
+		saved := s
+		if err := s.pickMissingPorts(); err != nil {
+			return Settings{}, err
+		}
+		if s == saved {
+			return s, nil
+		}
+	case os.IsNotExist(err):
+		if s, err = NewSettings(clusterName); err != nil {
+			return Settings{}, err
+		}
+	default:
 		return Settings{}, fmt.Errorf("reading %s, %w", path, err)
-	}
-	s, err := NewSettings(clusterName)
-	if err != nil {
-		return Settings{}, err
 	}
 	raw, err = json.Marshal(s)
 	if err != nil {
@@ -106,6 +125,6 @@ func randomHex(bytes int) (string, error) {
 
 // String leaves the keys out, so settings can be logged.
 func (s Settings) String() string {
-	return fmt.Sprintf("cluster %s, fake cloud port %d, provider metrics port %d, health port %d",
-		s.ClusterName, s.FakePort, s.MetricsPort, s.HealthPort)
+	return fmt.Sprintf("cluster %s, fake cloud port %d, provider metrics port %d, health port %d, CCM port %d",
+		s.ClusterName, s.FakePort, s.MetricsPort, s.HealthPort, s.CCMPort)
 }

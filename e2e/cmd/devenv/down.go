@@ -51,6 +51,7 @@ func options(dir string) (framework.Options, error) {
 		Settings: settings,
 		Runtime:  framework.RuntimeFromEnv(),
 		Detached: true,
+		CCM:      true,
 	}, nil
 }
 

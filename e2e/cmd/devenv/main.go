@@ -15,8 +15,8 @@ limitations under the License.
 */
 
 // Command devenv runs the local demo behind `make up` and `make down`: a KWOK cluster, the fake
-// cloud with its node simulator and the provider, left running in the background with their
-// pid files, logs and the cluster's kubeconfig in one folder.
+// cloud with its node simulator, the provider and the Apache CloudStack CCM, left running in
+// the background with their pid files, logs and the cluster's kubeconfig in one folder.
 package main
 
 import (
@@ -31,7 +31,7 @@ import (
 
 const usage = `usage: devenv up|down [--dir DIR]
 
-  up    start the cluster, the fake cloud and the provider, apply the example NodeClass,
+  up    start the cluster, the fake cloud, the provider and the CCM, apply the example NodeClass,
         NodePool and inflate deployment, and return once everything is ready
   down  stop exactly what up started and remove DIR
 `

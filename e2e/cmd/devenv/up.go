@@ -101,8 +101,8 @@ func printUsage(dir string) {
 		}
 	}
 	fmt.Printf(`
-The local environment is ready: a KWOK cluster, the fake CloudStack with its node simulator
-and the provider run in the background (logs in %[2]s).
+The local environment is ready: a KWOK cluster, the fake CloudStack with its node simulator,
+the provider and the Apache CloudStack CCM run in the background (logs in %[2]s).
 
   bin/kubectl --kubeconfig %[1]s scale deployment inflate --replicas 5
   bin/kubectl --kubeconfig %[1]s get nodeclaims,nodes -o wide -w

@@ -44,6 +44,8 @@ type Suite struct {
 	providerEnv []string
 	// identity names who the provider acts as, overriding ProviderIdentityEnv.
 	identity string
+	// ccm runs the Apache CloudStack CCM in the suite's environment.
+	ccm bool
 
 	Env   *framework.Environment
 	Cloud *cloud.Client
@@ -60,6 +62,13 @@ func New(name string, providerEnv ...string) *Suite {
 	BeforeSuite(s.setUp, NodeTimeout(5*time.Minute))
 	AfterSuite(s.tearDown, NodeTimeout(2*time.Minute))
 	AfterEach(s.afterEach, NodeTimeout(5*time.Minute))
+	return s
+}
+
+// WithCCM runs the Apache CloudStack CCM (bin/cloudstack-ccm) next to the provider; call it
+// where the suite is declared.
+func (s *Suite) WithCCM() *Suite {
+	s.ccm = true
 	return s
 }
 
@@ -85,6 +94,7 @@ func (s *Suite) setUp(ctx SpecContext) {
 		Runtime:          runtime,
 		ProviderEnv:      s.providerEnv,
 		ProviderIdentity: identity,
+		CCM:              s.ccm,
 	})
 	if err != nil {
 		s.failed = true
