@@ -54,6 +54,11 @@ func provisioned(r Result) bool { return r.NodeClaims > 0 }
 
 func clouded(r Result) bool { return r.Calls != nil }
 
+// withoutCCM says what every run leaves out: benchmarks start no cloud controller manager, so
+// the CloudStack calls counted are the provider's alone.
+const withoutCCM = "Without the CloudStack CCM: no cloud controller manager runs, so nodes get no address or label " +
+	"sync and the CloudStack calls counted are the provider's alone."
+
 // Markdown renders a run: one column per provider and, with a baseline, the ratio of ours
 // to it, which is the figure to compare across machines.
 func Markdown(run Run) string {
@@ -65,6 +70,7 @@ func Markdown(run Run) string {
 	first := results[0]
 	fmt.Fprintf(&b, "### %s, size %d\n\n", first.Scenario, first.Size)
 	fmt.Fprintf(&b, "Machine: %s. Started %s. Command: `%s`\n\n", run.Machine, run.Started, run.Command)
+	b.WriteString(withoutCCM + "\n\n")
 	header := []string{"figure"}
 	for _, r := range results {
 		name := r.Provider

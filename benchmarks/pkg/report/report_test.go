@@ -53,6 +53,7 @@ func TestMarkdownShowsRatiosAndEveryProcess(t *testing.T) {
 		"| cloudstack | karpenter-cloudstack | 12.5 | 150 |",
 		"| deployVirtualMachine | 200: 20, 429: 2 | 1.1 |",
 		"`bench -scenario S1`",
+		"Without the CloudStack CCM",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)

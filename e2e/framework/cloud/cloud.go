@@ -32,6 +32,11 @@ type VM struct {
 	ID, Name, State                 string
 	Zone, ServiceOffering, Template string
 	Tags                            map[string]string
+	// CPU and MemoryMiB are the VM's size, a custom offering's too.
+	CPU, MemoryMiB int
+	// IP is the address of the first NIC; Host is the hypervisor host's name (CloudStack's
+	// hostname field), empty when the VM is on no host.
+	IP, Host string
 }
 
 // Client is a CloudStack API client for one account.
@@ -70,11 +75,15 @@ func toVM(vm *cloudstack.VirtualMachine) VM {
 	for _, t := range vm.Tags {
 		tags[t.Key] = t.Value
 	}
-	return VM{
+	out := VM{
 		ID: vm.Id, Name: vm.Name, State: vm.State,
 		Zone: vm.Zonename, ServiceOffering: vm.Serviceofferingname, Template: vm.Templatename,
-		Tags: tags,
+		Tags: tags, CPU: vm.Cpunumber, MemoryMiB: vm.Memory, Host: vm.Hostname,
 	}
+	if len(vm.Nic) > 0 {
+		out.IP = vm.Nic[0].Ipaddress
+	}
+	return out
 }
 
 // ZoneID resolves a zone name, as fault rules match the zoneid parameter the provider sends.

@@ -73,7 +73,7 @@ var _ = Describe("Provisioning", func() {
 		By("naming the VM and the node after the NodeClaim")
 		Expect(vm.Name).To(Equal(claims[0].Name))
 		Expect(node.Name).To(Equal(vm.Name))
-		By("registering with the CloudStack CCM's providerID, the one the NodeClaim carries")
+		By("registering with a providerID in the CloudStack CCM's form, the one the NodeClaim carries")
 		Expect(node.Spec.ProviderID).To(Equal("external-cloudstack://" + vm.ID))
 		Expect(claims[0].Status.ProviderID).To(Equal(node.Spec.ProviderID))
 		By("carrying the NodePool's labels and taints, which only the userdata can have given it")
@@ -81,9 +81,13 @@ var _ = Describe("Provisioning", func() {
 		Expect(node.Labels).To(HaveKeyWithValue(karpv1.NodePoolLabelKey, suite.DefaultName))
 		Expect(node.Spec.Taints).To(ContainElement(And(
 			HaveField("Key", taint.Key), HaveField("Value", taint.Value), HaveField("Effect", taint.Effect))))
-		By("matching the CCM's labels to the VM")
+		By("carrying the NodeClaim's instance type, zone and region, the VM's offering and zone")
+		for _, key := range []string{corev1.LabelInstanceTypeStable, corev1.LabelTopologyZone, corev1.LabelTopologyRegion} {
+			Expect(node.Labels).To(HaveKeyWithValue(key, claims[0].Labels[key]))
+		}
 		Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelInstanceTypeStable, objects.InstanceType(vm.ServiceOffering)))
 		Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelTopologyZone, vm.Zone))
+		Expect(node.Labels).NotTo(HaveKey(corev1.LabelInstanceType), "no beta instance-type label for a CCM to sync the GA one from")
 		By("having been registered by Karpenter, which lifts the unregistered taint")
 		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.UnregisteredTaintKey)))
 		By("reporting the allocatable the NodeClaim promised")
