@@ -96,7 +96,7 @@ var _ = Describe("CloudStack CCM", func() {
 		big := objects.Deployment("big", 1, objects.Resources("cpu", "6", "memory", "1Gi"))
 		s.Create(ctx, big)
 		first := s.EventuallyReadyNodes(ctx, 1, suite.ProvisionTimeout)[0]
-		firstVM := vmNamed(first.Name)
+		firstVM := vmNamed(Default, first.Name)
 		Expect(firstVM.ServiceOffering).To(Equal("custom"))
 		Expect(first.Labels).To(HaveKeyWithValue(corev1.LabelInstanceTypeStable, HavePrefix("custom-")))
 		// The small pod joins the big node, which has room for it: the node is not empty.
@@ -131,7 +131,7 @@ var _ = Describe("CloudStack CCM", func() {
 		first := s.EventuallyReadyNodes(ctx, 1, suite.ProvisionTimeout)[0]
 		offset := ccmLogOffset()
 
-		Expect(s.Env.Fake.DestroyVM(ctx, vmNamed(first.Name).ID)).To(Succeed())
+		Expect(s.Env.Fake.DestroyVM(ctx, vmNamed(Default, first.Name).ID)).To(Succeed())
 		Eventually(func(g Gomega) {
 			err := s.Env.Client.Get(ctx, client.ObjectKey{Name: first.Name}, &corev1.Node{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "node %s still exists (%v)", first.Name, err)
@@ -175,7 +175,7 @@ var _ = Describe("CloudStack CCM", func() {
 			g.Expect(claims).To(HaveLen(2))
 			for _, claim := range claims {
 				node := nodeOf(ctx, g, &claim)
-				vm := vmNamed(node.Name)
+				vm := vmNamed(g, node.Name)
 				ccmType := objects.InstanceType(vm.ServiceOffering)
 				g.Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelInstanceType, ccmType))
 				g.Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelInstanceTypeStable, ccmType))
@@ -245,12 +245,13 @@ func nodeOf(ctx context.Context, g Gomega, claim *karpv1.NodeClaim) *corev1.Node
 	return node
 }
 
-func vmNamed(name string) cloud.VM {
+// vmNamed finds a live VM; g is Default outside of Eventually.
+func vmNamed(g Gomega, name string) cloud.VM {
 	GinkgoHelper()
 	vms, err := s.LiveVMs()
-	Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(HaveOccurred())
 	i := slices.IndexFunc(vms, func(vm cloud.VM) bool { return vm.Name == name })
-	Expect(i).NotTo(Equal(-1), "no live VM named %s", name)
+	g.Expect(i).NotTo(Equal(-1), "no live VM named %s", name)
 	return vms[i]
 }
 

@@ -68,6 +68,18 @@ func mergePatch(t *testing.T, client kubernetes.Interface, name string, patch ma
 	}
 }
 
+// registerVM starts a simulator over one VM with the given name and userdata and waits until
+// it registered the VM's Node.
+func registerVM(t *testing.T, client kubernetes.Interface, name, userData string) (VM, *fakeSource, *Simulator, func()) {
+	t.Helper()
+	vm := testVM()
+	vm.Name, vm.UserData = name, b64(userData)
+	src := newFakeSource(vm)
+	sim, stop := startSimulator(t, client, src, Options{})
+	waitForRegistration(t, sim, vm.ID)
+	return vm, src, sim, stop
+}
+
 var (
 	ccmAddresses     = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.1.0.17"}, {Type: corev1.NodeHostName, Address: "zone-a-host-1"}}
 	kubeletAddresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.1.0.17"}, {Type: corev1.NodeHostName, Address: "labelled"}}
@@ -78,11 +90,7 @@ var (
 // labels the kubelet may set itself.
 func TestKubeletOwnsItsStatusAndOnlyRegistersLabels(t *testing.T) {
 	client := kubeClient(t)
-	vm := testVM()
-	vm.Name, vm.UserData = "labelled", b64("#!/bin/sh\nkubelet --node-labels=node.kubernetes.io/instance-type=custom-8c8g,team=a\n")
-	src := newFakeSource(vm)
-	sim, stop := startSimulator(t, client, src, Options{})
-	waitForRegistration(t, sim, vm.ID)
+	vm, src, _, stop := registerVM(t, client, "labelled", "#!/bin/sh\nkubelet --node-labels=node.kubernetes.io/instance-type=custom-8c8g,team=a\n")
 
 	// What the CCM's beta-to-GA label sync, an operator and the CCM's address sync would do.
 	mergePatch(t, client, vm.Name, map[string]any{"metadata": map[string]any{"labels": map[string]string{
@@ -119,11 +127,7 @@ func TestKubeletOwnsItsStatusAndOnlyRegistersLabels(t *testing.T) {
 // With --cloud-provider=external the Node waits for the CCM, which then owns its addresses.
 func TestExternalCloudProviderNodeKeepsTheCCMsAddresses(t *testing.T) {
 	client := kubeClient(t)
-	vm := testVM()
-	vm.Name, vm.UserData = "external", b64("#!/bin/sh\nkubelet --cloud-provider=external\n")
-	src := newFakeSource(vm)
-	sim, _ := startSimulator(t, client, src, Options{})
-	waitForRegistration(t, sim, vm.ID)
+	vm, _, sim, _ := registerVM(t, client, "external", "#!/bin/sh\nkubelet --cloud-provider=external\n")
 	node, err := getNode(t.Context(), client, vm.Name)
 	if err != nil {
 		t.Fatal(err)
