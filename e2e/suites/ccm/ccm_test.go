@@ -191,13 +191,16 @@ var _ = Describe("CloudStack CCM", func() {
 	}, SpecTimeout(8*time.Minute))
 })
 
-// externalCloudProviderTemplate is the documented template-mode example with the kubelet flag
-// a template must not add.
+// externalCloudProviderTemplate is the NodeClass reference's script example with the kubelet
+// flag a template must not add.
 const externalCloudProviderTemplate = `## template: jinja
 #!/bin/bash
+set -euo pipefail
+cat > /etc/default/kubelet <<'EOF'
+KUBELET_EXTRA_ARGS="{{ .KubeletFlags }} --cloud-provider=external"
+EOF
 kubeadm join {{ .APIServerEndpoint }} --token {{ .Token }} \
   {{ range .CACertHashes }}--discovery-token-ca-cert-hash {{ . }} {{ end }}--node-name {{ .NodeName }}
-echo 'KUBELET_EXTRA_ARGS={{ .KubeletFlags }} --cloud-provider=external' > /etc/default/kubelet
 `
 
 // eventuallyAddressedByTheCCM waits until each of n nodes was seen with the addresses the CCM
