@@ -27,9 +27,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	coretest "sigs.k8s.io/karpenter/pkg/test"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/stub"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
@@ -38,6 +38,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 func init() {
@@ -62,14 +63,14 @@ func TestIntegrationDriftAgainstTheFakeCloud(t *testing.T) {
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, 100*time.Millisecond, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	prices := pricing.NewDefaultProvider(srv.Client, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"})
-	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: stub.ClusterName}, watcher, unavailable, stub.UserData{}, stub.AffinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
-	cp := cloudprovider.New(kube, &stub.Recorder{}, instancetype.NewDefaultProvider("", prices, unavailable), instances)
+	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
+	cp := cloudprovider.New(kube, coretest.NewEventRecorder(), instancetype.NewDefaultProvider("", prices, unavailable), instances)
 
-	created, err := cp.Create(ctx, stub.NodeClaim("drift-it", "gplarge"))
+	created, err := cp.Create(ctx, test.NodeClaim("drift-it", "gplarge"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	created.Spec.NodeClassRef = stub.NodeClaim("x").Spec.NodeClassRef
+	created.Spec.NodeClassRef = test.NodeClaim("x").Spec.NodeClassRef
 	if reason, err := cp.IsDrifted(ctx, created); err != nil || reason != "" {
 		t.Fatalf("fresh node drifted: %q, %v", reason, err)
 	}

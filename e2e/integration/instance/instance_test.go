@@ -33,13 +33,13 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/stub"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 func init() {
@@ -75,7 +75,7 @@ func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}}
-	c.provider = instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: stub.ClusterName}, watcher, unavailable, stub.UserData{}, stub.AffinityGroups{}, c.failures, pkgcache.NewInstances())
+	c.provider = instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, c.failures, pkgcache.NewInstances())
 	c.types, _ = instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(ctx, nc)
 	if err := srv.ResetCalls(ctx); err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestIntegrationBatchedLaunchesCostFewCallsPerNode(t *testing.T) {
 	const nodes = 30
 	claims := make([]*karpv1.NodeClaim, nodes)
 	for i := range claims {
-		claims[i] = stub.NodeClaim(fmt.Sprintf("batch-%d", i), "gpsmall", "gpmedium")
+		claims[i] = test.NodeClaim(fmt.Sprintf("batch-%d", i), "gpsmall", "gpmedium")
 	}
 	launches := c.createAll(t, claims...)
 	for _, r := range launches {
@@ -175,7 +175,7 @@ func TestIntegrationBatchedLaunchesCostFewCallsPerNode(t *testing.T) {
 		t.Errorf("%.2f calls per launched node, want <= 1.5", perNode)
 	}
 	for _, r := range launches {
-		if in, err := c.provider.Get(context.Background(), r.launch.Instance.ID); err != nil || in.State != instance.StateRunning || in.Tags[v1.TagCluster] != stub.ClusterName {
+		if in, err := c.provider.Get(context.Background(), r.launch.Instance.ID); err != nil || in.State != instance.StateRunning || in.Tags[v1.TagCluster] != test.ClusterName {
 			t.Fatalf("VM of %s: %+v, %v; want it Running and tagged", r.launch.Instance.Name, in, err)
 		}
 	}
@@ -188,7 +188,7 @@ func TestIntegrationErrorPaths(t *testing.T) {
 	c := startCloud(t, 100*time.Millisecond)
 	t.Run("insufficient capacity marks the offering", func(t *testing.T) {
 		c.fault(t, fakeadmin.Rule{Command: "deployVirtualMachine", InJob: true, Code: 533, Max: 1})
-		r := c.createAll(t, stub.NodeClaim("ice-2", "cplarge"))[0]
+		r := c.createAll(t, test.NodeClaim("ice-2", "cplarge"))[0]
 		if r.err != nil {
 			t.Fatalf("Create failed before the deploy job ended: %v", r.err)
 		}
@@ -203,7 +203,7 @@ func TestIntegrationErrorPaths(t *testing.T) {
 	t.Run("account limit", func(t *testing.T) {
 		c.fault(t, fakeadmin.Rule{Command: "deployVirtualMachine", Code: 535, Max: 1,
 			Text: "Maximum number of resources of type 'user_vm' for account name=admin in domain id=1 has been exceeded."})
-		r := c.createAll(t, stub.NodeClaim("limit", "gplarge"))[0]
+		r := c.createAll(t, test.NodeClaim("limit", "gplarge"))[0]
 		if !cloudprovider.IsInsufficientCapacityError(r.err) || !csapi.IsLimitExceeded(r.err) {
 			t.Fatalf("error %v, want InsufficientCapacityError wrapping the limit", r.err)
 		}
@@ -211,7 +211,7 @@ func TestIntegrationErrorPaths(t *testing.T) {
 	for _, command := range []string{"listVirtualMachines", "deployVirtualMachine", "createTags"} {
 		t.Run("throttled "+command+" is retried", func(t *testing.T) {
 			c.fault(t, fakeadmin.Rule{Command: command, Code: 429, Max: 1})
-			if r := c.createAll(t, stub.NodeClaim("throttled-"+strings.ToLower(command), "gplarge"))[0]; r.err != nil {
+			if r := c.createAll(t, test.NodeClaim("throttled-"+strings.ToLower(command), "gplarge"))[0]; r.err != nil {
 				t.Fatalf("a launch whose %s was throttled once must succeed, got %v", command, r.err)
 			}
 		})
@@ -219,7 +219,7 @@ func TestIntegrationErrorPaths(t *testing.T) {
 	t.Run("other errors carry code and text", func(t *testing.T) {
 		c.fault(t, fakeadmin.Rule{Command: "deployVirtualMachine", Code: 530, Text: "boom", Max: 1})
 		var createErr *cloudprovider.CreateError
-		if r := c.createAll(t, stub.NodeClaim("broken", "gplarge"))[0]; !errors.As(r.err, &createErr) || createErr.ConditionMessage != "CloudStack error 530: boom" {
+		if r := c.createAll(t, test.NodeClaim("broken", "gplarge"))[0]; !errors.As(r.err, &createErr) || createErr.ConditionMessage != "CloudStack error 530: boom" {
 			t.Fatalf("error %v, want a CreateError with the CloudStack code and text", r.err)
 		}
 	})

@@ -26,9 +26,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/stub"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 // deployDirect deploys a VM behind the provider's back, as a crashed predecessor would have.
@@ -60,7 +60,7 @@ func TestIntegrationCreateAfterACrashAdoptsTheVM(t *testing.T) {
 
 	// A crash after tagging, before the NodeClaim recorded the launch.
 	tagged := c.deployDirect(t, "crashed-after-tagging")
-	jobID, err := c.srv.Client.CreateTags(ctx, []string{tagged}, map[string]string{v1.TagCluster: stub.ClusterName})
+	jobID, err := c.srv.Client.CreateTags(ctx, []string{tagged}, map[string]string{v1.TagCluster: test.ClusterName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestIntegrationCreateAfterACrashAdoptsTheVM(t *testing.T) {
 		t.Fatalf("tagging the VM of the second crash, %v", err)
 	}
 	for name, id := range map[string]string{"crashed-before-tagging": untagged, "crashed-after-tagging": tagged} {
-		r := c.createAll(t, stub.InZone(stub.NodeClaim(name, offering), c.nodeClass.Status.Zones[0].Name))[0]
+		r := c.createAll(t, test.InZone(test.NodeClaim(name, offering), c.nodeClass.Status.Zones[0].Name))[0]
 		if r.err != nil {
 			t.Fatalf("%s: %v", name, r.err)
 		}
@@ -97,7 +97,7 @@ func TestIntegrationListPagesPast500VMs(t *testing.T) {
 		ids = append(ids, c.deployDirect(t, fmt.Sprintf("paged-%d", i)))
 	}
 	for start := 0; start < vms; start += 6 {
-		if _, err := c.srv.Client.CreateTags(ctx, ids[start:min(start+6, vms)], map[string]string{v1.TagCluster: stub.ClusterName}); err != nil {
+		if _, err := c.srv.Client.CreateTags(ctx, ids[start:min(start+6, vms)], map[string]string{v1.TagCluster: test.ClusterName}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -30,7 +30,6 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/stub"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
@@ -79,7 +78,7 @@ var _ = Describe("Against the fake cloud binary", Label("integration"), func() {
 	var real *nodeclass.Controller
 	BeforeEach(func() {
 		server := fakecloud.Start(GinkgoT(), fakecloud.Options{})
-		affinityGroups := affinitygroup.NewDefaultProvider(server.Client, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), stub.ClusterName)
+		affinityGroups := affinitygroup.NewDefaultProvider(server.Client, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), test.ClusterName)
 		real = nodeclass.NewController(env.Client, recorder, nodeclass.NewProviders(server.Client, affinityGroups))
 	})
 

@@ -14,19 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package stub holds stand-ins for the provider's collaborators that the integration tests do
-// not exercise (bootstrap userdata, affinity groups, events), and the NodeClaims they launch.
-package stub
+package test
 
 import (
 	"context"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
-	"sigs.k8s.io/karpenter/pkg/events"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -35,7 +31,8 @@ import (
 // ClusterName is the cluster the tests' providers manage.
 const ClusterName = "test-cluster"
 
-// UserData renders a fixed cloud-config for every launch.
+// UserData renders a fixed cloud-config for every launch: a stand-in for the bootstrap
+// provider in tests of the launch path.
 type UserData struct{}
 
 func (UserData) UserData(context.Context, *v1.CloudStackNodeClass, *karpv1.NodeClaim, corev1.ResourceList, map[string]string) (string, error) {
@@ -47,18 +44,6 @@ type AffinityGroups struct{}
 
 func (AffinityGroups) Ensure(_ context.Context, _ *v1.CloudStackNodeClass, pool string) (v1.AffinityGroup, error) {
 	return v1.AffinityGroup{ID: "ag-" + pool, NodePool: pool}, nil
-}
-
-// Recorder keeps the events published.
-type Recorder struct {
-	mu     sync.Mutex
-	events []events.Event
-}
-
-func (r *Recorder) Publish(evts ...events.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, evts...)
 }
 
 // NodeClaim is a NodeClaim of the NodePool "default" over the NodeClass "default", allowed the
