@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/run"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
@@ -154,7 +155,7 @@ func benchmark(ctx context.Context, o options) error {
 	started := time.Now().UTC()
 	result := report.Run{
 		Command: strings.Join(append([]string{"go run ./benchmarks/cmd/bench"}, os.Args[1:]...), " "),
-		Machine: fmt.Sprintf("%d cores, %s", runtime.NumCPU(), runtime.GOOS),
+		Machine: machine(),
 		Started: started.Format(time.RFC3339),
 		Commit:  commit(o),
 	}
@@ -265,6 +266,18 @@ func render(path string, stdout io.Writer) error {
 		return err
 	}
 	return publish(strings.TrimSuffix(path, ".json"), r, stdout)
+}
+
+// machine describes this machine: cores, memory and OS.
+func machine() string {
+	memory := "memory unknown"
+	gib, err := procstat.MemTotalGiB()
+	if err != nil {
+		memory += " (" + err.Error() + ")"
+	} else {
+		memory = fmt.Sprintf("%.0f GiB", gib)
+	}
+	return fmt.Sprintf("%d cores, %s, %s", runtime.NumCPU(), memory, runtime.GOOS)
 }
 
 // commit is the checked-out commit, marked dirty when a tracked file other than the results

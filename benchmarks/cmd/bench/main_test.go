@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -263,5 +264,11 @@ func TestCommitIsMarkedDirtyByChangesOutsideTheResults(t *testing.T) {
 	}
 	if got := commit(o); got != clean+"+dirty" {
 		t.Errorf("with code changed, commit %q, want %q", got, clean+"+dirty")
+	}
+}
+
+func TestMachineNamesCoresMemoryAndOS(t *testing.T) {
+	if m := machine(); !regexp.MustCompile(`^[0-9]+ cores, [0-9]+ GiB, linux$`).MatchString(m) {
+		t.Errorf("machine() = %q, want cores, memory and OS", m)
 	}
 }
