@@ -71,7 +71,7 @@ func TestListVMsFiltersAndPages(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		filter      VMFilter
-		start, size int
+		start, size int64
 		want        []string
 		total       int
 	}{

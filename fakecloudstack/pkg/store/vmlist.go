@@ -48,21 +48,21 @@ type VMFilter struct {
 
 // ListVMs returns the page [start, start+size) of matching VMs in creation order and the total
 // number of matches; size < 0 means no limit.
-func (s *Store) ListVMs(f VMFilter, start, size int) ([]VM, int) {
+func (s *Store) ListVMs(f VMFilter, start, size int64) ([]VM, int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var page []VM
-	total := 0
+	var total int64
 	for _, vm := range s.candidatesLocked(f) {
 		if !f.matches(vm) || !s.tagsMatchLocked(f.Tags, vm.ID) {
 			continue
 		}
-		if total >= start && (size < 0 || len(page) < size) {
+		if total >= start && (size < 0 || int64(len(page)) < size) {
 			page = append(page, *vm)
 		}
 		total++
 	}
-	return page, total
+	return page, int(total)
 }
 
 func (s *Store) candidatesLocked(f VMFilter) []*VM {
