@@ -94,10 +94,12 @@ type Backend struct {
 
 	// admission serialises deploys between the limit check and the insert.
 	admission sync.Mutex
+	ops       map[string]vmOp
 }
 
 // Commands returns every command by name. The server builds the map once, in its New.
 func (b *Backend) Commands() map[string]Command {
+	b.ops = b.vmOps()
 	commands := map[string]Command{}
 	for _, group := range [][]Command{
 		b.zoneCommands(), b.offeringCommands(), b.templateCommands(), b.networkCommands(),

@@ -19,6 +19,7 @@ package api
 import (
 	"errors"
 	"slices"
+	"strconv"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
@@ -65,18 +66,7 @@ func (b *Backend) deployVirtualMachine(r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	job := b.submit(r, jobSpec{javaCmd: deployVMCmd, instanceType: instanceVM, instanceID: vm.ID,
-		begin: func() {
-			if plan.startVM {
-				b.setState(vm.ID, store.Starting)
-			}
-		},
-		finish: func(injected *cserr.Error) (any, *cserr.Error) {
-			if !plan.startVM {
-				return orInjected(injected, func() (any, *cserr.Error) { return b.currentVMResult(vm.ID) })
-			}
-			return b.boot(vm.ID, store.Error, injected)
-		}})
+	job := b.vmJob(r, vm.ID, map[string]string{"startvm": strconv.FormatBool(plan.startVM)})
 	return asyncCreated{ID: vm.ID, JobID: job.ID}, nil
 }
 

@@ -17,6 +17,7 @@ limitations under the License.
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -82,7 +83,7 @@ func TestDefaultWorld(t *testing.T) {
 	// Filling a zone with the largest offering must hit 533 within a few hundred VMs.
 	placed := 0
 	for {
-		if _, ok := pool.Place(world.StableID("zone", "zone-a"), capacity.Request{CPU: 16, MemoryMiB: 65536}, nil, false); !ok {
+		if _, ok := pool.Place(world.StableID("zone", "zone-a"), fmt.Sprint("vm-", placed), capacity.Request{CPU: 16, MemoryMiB: 65536}, nil, false); !ok {
 			break
 		}
 		placed++

@@ -54,6 +54,8 @@ type Job struct {
 	Status       int
 	ResultCode   int
 	Result       json.RawMessage
+	// Args are the request parameters the work depends on, kept so the work can be rebuilt.
+	Args map[string]string `json:",omitempty"`
 }
 
 // Work is one job to run. Begin runs when the job gets a worker; Finish runs when its latency

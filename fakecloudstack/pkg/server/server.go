@@ -122,7 +122,7 @@ func rebuildCapacity(st *store.Store, pool *capacity.Pool, m world.Model) {
 	}
 	for _, vm := range st.AllVMs() {
 		if vm.HostID != "" {
-			pool.Reserve(vm.ZoneID, vm.HostID, capacity.Request{CPU: vm.CPU, MemoryMiB: vm.MemoryMiB, GPUs: vm.GPUs})
+			pool.Reserve(vm.ZoneID, vm.HostID, vm.ID, capacity.Request{CPU: vm.CPU, MemoryMiB: vm.MemoryMiB, GPUs: vm.GPUs})
 		}
 	}
 }

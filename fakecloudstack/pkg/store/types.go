@@ -161,6 +161,8 @@ type VM struct {
 	Details          map[string]string `json:"details,omitempty"`
 	UserData         string            `json:"userData,omitempty"`
 	Created          time.Time         `json:"created"`
+	// Destroyed is when the VM was destroyed; its expunge is due expunge.delay later.
+	Destroyed time.Time `json:"destroyed,omitzero"`
 }
 
 // InstanceName is the hypervisor-side name CloudStack prints in capacity errors.
