@@ -213,3 +213,28 @@ func (p *Pool) Usage(zoneID string) Usage {
 	}
 	return u
 }
+
+// MaxHostsPerZone bounds a zone, so one request cannot allocate unbounded memory.
+const MaxHostsPerZone = 10000
+
+// ValidateHosts rejects host groups that cannot describe real hosts, naming the field.
+func ValidateHosts(groups []HostGroup) error {
+	total := 0
+	for i, g := range groups {
+		switch {
+		case g.Count < 0:
+			return fmt.Errorf("hosts[%d].count must be >= 0, got %d", i, g.Count)
+		case g.CPU <= 0:
+			return fmt.Errorf("hosts[%d].cpu must be > 0, got %d", i, g.CPU)
+		case g.MemoryMiB <= 0:
+			return fmt.Errorf("hosts[%d].memoryMiB must be > 0, got %d", i, g.MemoryMiB)
+		case g.GPUs < 0:
+			return fmt.Errorf("hosts[%d].gpus must be >= 0, got %d", i, g.GPUs)
+		}
+		total += g.Count
+		if total > MaxHostsPerZone {
+			return fmt.Errorf("hosts add up to more than %d hosts in one zone", MaxHostsPerZone)
+		}
+	}
+	return nil
+}

@@ -83,7 +83,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.record(command, http.StatusOK)
-	write(w, http.StatusOK, body)
+	s.write(w, http.StatusOK, body)
 }
 
 func checkParams(cmd api.Command, params map[string][]string) *cserr.Error {
@@ -124,7 +124,7 @@ func asAPIError(err error) *cserr.Error {
 
 func (s *Server) fail(w http.ResponseWriter, command, key string, e *cserr.Error) {
 	s.record(command, e.Code)
-	write(w, e.Code, api.EncodeError(key, e))
+	s.write(w, e.Code, api.EncodeError(key, e))
 }
 
 func (s *Server) record(command string, code int) {
@@ -136,7 +136,12 @@ func (s *Server) record(command string, code int) {
 	s.metrics.apiCalls.WithLabelValues(command, strconv.Itoa(code)).Inc()
 }
 
-func write(w http.ResponseWriter, status int, body []byte) {
+// write answers once the state file, if one is kept, covers the answer: a client is never
+// told of a change a killed server would lose.
+func (s *Server) write(w http.ResponseWriter, status int, body []byte) {
+	if err := s.durable(); err != nil {
+		status, body = cserr.InternalError, api.EncodeError(errorKey, cserr.New(cserr.InternalError, cserr.CSCloudRuntime, "writing the state file, %v", err))
+	}
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

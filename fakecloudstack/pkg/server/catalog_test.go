@@ -228,10 +228,10 @@ func TestKeyPairsAndDiskOfferings(t *testing.T) {
 func TestAdminPublishesANewerTemplate(t *testing.T) {
 	ts := cstest.NewTestServer(t)
 	body := `{"name":"ubuntu-24.04-kube-v1.36-build2","tags":{"os":"ubuntu","version":"24.04"}}`
-	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/templates", body, nil); code != http.StatusCreated {
+	if code := adminJSON(t, ts, http.MethodPost, "/admin/templates", body, nil); code != http.StatusCreated {
 		t.Fatalf("publishing a template: HTTP %d", code)
 	}
-	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/templates", body, nil); code != http.StatusConflict {
+	if code := adminJSON(t, ts, http.MethodPost, "/admin/templates", body, nil); code != http.StatusConflict {
 		t.Fatalf("publishing the same name twice: HTTP %d, want 409", code)
 	}
 	p := ts.Client.Template.NewListTemplatesParams("executable")

@@ -25,6 +25,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
@@ -131,8 +132,8 @@ func TestStartStopRebootDestroy(t *testing.T) {
 	if state := vmState(t, ts.Client, vm.Id); state != "" {
 		t.Fatalf("expunged VM still listed as %s", state)
 	}
-	var st server.State
-	doJSON(t, "GET", ts.BaseURL+"/admin/state", "", &st)
+	var st admin.State
+	adminJSON(t, ts, "GET", "/admin/state", "", &st)
 	if st.Zones["zone-a"].CPUUsed != 0 {
 		t.Fatalf("capacity not released: %+v", st.Zones["zone-a"])
 	}
@@ -210,7 +211,7 @@ func TestWrongStateFailsInsideTheJob(t *testing.T) {
 
 func TestWrongStateOfATransitionalVMIsAConcurrentOperation(t *testing.T) {
 	ts := cstest.NewTestServer(t)
-	if status := doJSON(t, http.MethodPut, ts.BaseURL+"/admin/faults", `{"rules":[{"command":"deployVirtualMachine","stuck":true}]}`, nil); status != http.StatusOK {
+	if status := adminJSON(t, ts, http.MethodPut, "/admin/faults", `{"rules":[{"command":"deployVirtualMachine","stuck":true}]}`, nil); status != http.StatusOK {
 		t.Fatalf("setting faults: %d", status)
 	}
 	c := ts.Async

@@ -29,6 +29,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
@@ -52,7 +53,7 @@ func TestStressLifecycleInvariants(t *testing.T) {
 		ExpungeDelay: &metav1.Duration{Duration: 100 * time.Millisecond},
 	}
 	ts := cstest.NewTestServer(t, server.WithConfig(cfg))
-	if status := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/zones/zone-a/capacity", `{"hosts":[{"count":4,"cpu":16,"memoryMiB":32768}]}`, nil); status != http.StatusOK {
+	if status := adminJSON(t, ts, http.MethodPost, "/admin/zones/zone-a/capacity", `{"hosts":[{"count":4,"cpu":16,"memoryMiB":32768}]}`, nil); status != http.StatusOK {
 		t.Fatalf("shrinking zone-a: %d", status)
 	}
 	start := usage(t, ts)
@@ -128,7 +129,7 @@ func usage(t *testing.T, ts *cstest.TestServer) zoneUsage {
 	var st struct {
 		Zones map[string]zoneUsage `json:"zones"`
 	}
-	doJSON(t, http.MethodGet, ts.BaseURL+"/admin/state", "", &st)
+	adminJSON(t, ts, http.MethodGet, "/admin/state", "", &st)
 	return st.Zones["zone-a"]
 }
 
@@ -158,7 +159,7 @@ func stressStep(t *testing.T, ts *cstest.TestServer, rng *rand.Rand, name, vmID 
 		p.SetExpunge(op == 7)
 		_, err = c.DestroyVirtualMachine(p)
 	case op == 8:
-		doJSON(t, http.MethodPost, ts.BaseURL+"/admin/vms/"+vmID+"/destroy", "", nil)
+		adminJSON(t, ts, http.MethodPost, "/admin/vms/"+vmID+"/destroy", "", nil)
 	default:
 		_, err = c.ExpungeVirtualMachine(c.NewExpungeVirtualMachineParams(vmID))
 	}
@@ -196,8 +197,8 @@ func waitForJobs(t *testing.T, ts *cstest.TestServer) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var st server.State
-		doJSON(t, http.MethodGet, ts.BaseURL+"/admin/state", "", &st)
+		var st admin.State
+		adminJSON(t, ts, http.MethodGet, "/admin/state", "", &st)
 		if st.Jobs["pending"] == 0 && st.Jobs["queued"] == 0 {
 			// Expunge timers of VMs destroyed last run after their delay.
 			time.Sleep(200 * time.Millisecond)
