@@ -33,8 +33,8 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/process"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 )
 
 // readyTimeout bounds each process' start-up; the provider needs its caches synced and the
@@ -73,7 +73,7 @@ type Environment struct {
 	Runner  *process.Runner
 	Cluster cluster.Options
 	Client  client.Client
-	Fake    *fakeadmin.Client
+	Fake    *admin.Client
 
 	// life bounds the processes of a bound environment: not the context of whichever spec
 	// happened to start or restart them.
@@ -142,7 +142,7 @@ func Attach(ctx context.Context, o Options) *Environment {
 			Kubeconfig: o.Kubeconfig(),
 			Tuning:     DefaultTuning(o.ClusterTuning),
 		},
-		Fake: fakeadmin.New(component.FakeCloudBaseURL(o.FakePort)),
+		Fake: admin.New(component.FakeCloudBaseURL(o.FakePort), o.AdminToken),
 	}
 	if o.ProviderIdentity != nil {
 		e.Cluster.AuditPolicy = e.auditPolicyPath()
@@ -194,6 +194,7 @@ func (e *Environment) Components() []component.Component {
 			Port:       e.FakePort,
 			APIKey:     e.APIKey,
 			SecretKey:  e.SecretKey,
+			AdminToken: e.AdminToken,
 			Kubeconfig: e.Kubeconfig(),
 			World:      e.World,
 		}),
