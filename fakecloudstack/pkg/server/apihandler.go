@@ -51,15 +51,22 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, command, errorKey, cserr.New(cserr.UnsupportedAction, cserr.CSGeneric, "fakecloudstack only answers response=json; XML is not supported"))
 		return
 	}
+	cmd, known := s.commands[command]
+	if !known {
+		// ApiServer.verifyRequest refuses a command it does not know before it checks the
+		// signature, and ApiServlet answers that as it answers bad credentials.
+		s.fail(w, command, errorKey, cserr.BadCredentials())
+		return
+	}
 	apiKey, err := auth.Verify(s.backend.Store, params, s.backend.Clock.Now())
 	if err != nil {
 		s.fail(w, command, key, asAPIError(err))
 		return
 	}
 	account, _ := s.backend.Store.AccountByKey(apiKey)
-	cmd, ok := s.commands[command]
-	if !ok || !cmd.AvailableTo(account) {
-		s.fail(w, command, errorKey, cserr.New(cserr.Unauthorized, 0, "The given command:%s does not exist or it is not available for user", command))
+	if !cmd.AvailableTo(account) {
+		// The PermissionDeniedException of ApiServer.checkCommandAvailable (CloudStack 4.20).
+		s.fail(w, command, key, cserr.New(cserr.Unauthorized, cserr.CSGeneric, "The given command '%s' either does not exist, is not available for user.", command))
 		return
 	}
 	if e := checkParams(cmd, params); e != nil {
