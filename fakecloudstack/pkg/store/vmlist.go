@@ -53,8 +53,9 @@ func (s *Store) ListVMs(f VMFilter, start, size int64) ([]VM, int) {
 	defer s.mu.RUnlock()
 	var page []VM
 	var total int64
-	for _, vm := range s.candidatesLocked(f) {
-		if !f.matches(vm) || !s.tagsMatchLocked(f.Tags, vm.ID) {
+	candidates, tagsMatched := s.candidatesLocked(f)
+	for _, vm := range candidates {
+		if !f.matches(vm) || (!tagsMatched && !s.tagsMatchLocked(f.Tags, vm.ID)) {
 			continue
 		}
 		if total >= start && (size < 0 || int64(len(page)) < size) {
@@ -65,7 +66,9 @@ func (s *Store) ListVMs(f VMFilter, start, size int64) ([]VM, int) {
 	return page, int(total)
 }
 
-func (s *Store) candidatesLocked(f VMFilter) []*VM {
+// candidatesLocked narrows the VMs to look at through the id list or the tag index; tagsMatched
+// says the candidates already match the tag filter.
+func (s *Store) candidatesLocked(f VMFilter) (candidates []*VM, tagsMatched bool) {
 	switch {
 	case len(f.IDs) > 0:
 		out := make([]*VM, 0, len(f.IDs))
@@ -75,7 +78,7 @@ func (s *Store) candidatesLocked(f VMFilter) []*VM {
 			}
 		}
 		slices.SortFunc(out, bySeq)
-		return out
+		return out, false
 	case len(f.Tags) > 0 && allValued(f.Tags):
 		seen := map[string]struct{}{}
 		var out []*VM
@@ -88,9 +91,9 @@ func (s *Store) candidatesLocked(f VMFilter) []*VM {
 			}
 		}
 		slices.SortFunc(out, bySeq)
-		return out
+		return out, true
 	default:
-		return s.ordered
+		return s.ordered, false
 	}
 }
 
