@@ -84,7 +84,7 @@ func (b *Backend) vmOps() map[string]vmOp {
 func (b *Backend) vmWork(command, vmID string, args map[string]string, began bool, injected *cserr.Error) (begin func(), finish func() (any, *cserr.Error)) {
 	op := b.ops[command]
 	begin = func() {
-		if op.from != "" && args["startvm"] != "false" {
+		if !began && op.from != "" && args["startvm"] != "false" {
 			began = b.move(vmID, op.from, op.to)
 		}
 	}
@@ -112,10 +112,12 @@ func (b *Backend) Resume(job jobs.Job) jobs.Work {
 			return nil, cserr.New(cserr.InternalError, cserr.CSCloudRuntime, "Job was pending when the management server stopped")
 		}}
 	}
+	// A job that had made its first state change finishes from there; one still queued begins
+	// as a new job would.
 	vm, _ := b.Store.VM(job.InstanceID)
 	began := op.to != "" && vm.State == op.to
-	_, finish := b.vmWork(job.Command, job.InstanceID, job.Args, began, nil)
-	return jobs.Work{Job: job, Begin: func() {}, Finish: finish}
+	begin, finish := b.vmWork(job.Command, job.InstanceID, job.Args, began, nil)
+	return jobs.Work{Job: job, Begin: begin, Finish: finish}
 }
 
 func (b *Backend) destroyVirtualMachine(r *Request) (any, error) {
