@@ -40,14 +40,14 @@ import (
 // shutdownGrace bounds how long in-flight requests may finish at shutdown.
 const shutdownGrace = 5 * time.Second
 
-// Server timeouts: a client that sends its request slowly, or never reads the answer, cannot
-// hold a connection. writeTimeout leaves room for the longest injected delay.
-const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = 30 * time.Second
-	writeTimeout      = faults.MaxDelay + 30*time.Second
-	idleTimeout       = 2 * time.Minute
-)
+// timeouts bound every connection, so a client that sends its request slowly, or never reads
+// the answer, cannot hold one.
+type timeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// serverTimeouts leave the write room for the longest injected delay.
+var serverTimeouts = timeouts{readHeader: 10 * time.Second, read: 30 * time.Second, write: faults.MaxDelay + 30*time.Second, idle: 2 * time.Minute}
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -106,7 +106,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 			return err
 		}
 	}
-	served := serve(ctx, ln, srv)
+	served := serve(ctx, ln, srv, serverTimeouts)
 	stopPersisting()
 	if persisted != nil {
 		if err := <-persisted; err != nil {
@@ -136,9 +136,8 @@ func adminSecretConfigured(cfg config.Config) bool {
 	return false
 }
 
-func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
-		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout}
+func serve(ctx context.Context, ln net.Listener, h http.Handler, t timeouts) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle}
 	errs := make(chan error, 1)
 	go func() { errs <- hs.Serve(ln) }()
 	select {

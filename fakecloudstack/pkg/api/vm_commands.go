@@ -179,12 +179,18 @@ func (b *Backend) finishStart(id string, began bool, _ map[string]string, inject
 	return b.currentVMResult(id)
 }
 
+// failStopping fails a stop or destroy job with an injected error, putting back in Running a
+// VM the job had moved to Stopping.
+func (b *Backend) failStopping(id string, began bool, injected *cserr.Error) (any, *cserr.Error) {
+	if began {
+		b.move(id, store.Stopping, store.Running)
+	}
+	return nil, injected
+}
+
 func (b *Backend) finishStop(id string, began bool, _ map[string]string, injected *cserr.Error) (any, *cserr.Error) {
 	if injected != nil {
-		if began {
-			b.move(id, store.Stopping, store.Running)
-		}
-		return nil, injected
+		return b.failStopping(id, began, injected)
 	}
 	if began {
 		b.halt(id, store.Stopped, store.Stopping)
@@ -204,10 +210,7 @@ func (b *Backend) finishStop(id string, began bool, _ map[string]string, injecte
 
 func (b *Backend) finishDestroy(id string, began bool, args map[string]string, injected *cserr.Error) (any, *cserr.Error) {
 	if injected != nil {
-		if began {
-			b.move(id, store.Stopping, store.Running)
-		}
-		return nil, injected
+		return b.failStopping(id, began, injected)
 	}
 	if args["expunge"] == "true" {
 		vm, _ := b.expunge(id)
