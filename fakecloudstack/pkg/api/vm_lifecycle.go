@@ -21,6 +21,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/capacity"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
 
@@ -159,11 +160,23 @@ func (b *Backend) scheduleExpunge(vm store.VM) {
 	b.Clock.AfterFunc(delay, func() { go b.expungeIfDestroyed(vm.ID) })
 }
 
-// ResumeExpunges restarts the expunge timers of the Destroyed VMs of a loaded state file.
-func (b *Backend) ResumeExpunges() {
+// ResumeVMs brings the VMs of a loaded state file back into motion: Destroyed VMs get their
+// expunge timers again, and a VM left Starting or Stopping by a job the file does not hold (the
+// job was accepted after the jobs were saved, and nobody was told) completes its transition.
+func (b *Backend) ResumeVMs(pendingJobs []jobs.Job) {
+	owned := map[string]bool{}
+	for _, j := range pendingJobs {
+		owned[j.InstanceID] = true
+	}
 	for _, vm := range b.Store.AllVMs() {
-		if vm.State == store.Destroyed {
+		switch {
+		case vm.State == store.Destroyed:
 			b.scheduleExpunge(vm)
+		case owned[vm.ID]:
+		case vm.State == store.Starting:
+			_, _ = b.boot(vm.ID, store.Stopped, nil)
+		case vm.State == store.Stopping:
+			b.halt(vm.ID, store.Stopped, store.Stopping)
 		}
 	}
 }

@@ -43,13 +43,17 @@ type stateFile struct {
 }
 
 // Save writes the whole server state as JSON.
+// The jobs are read before the world: a job completes after its work changed the world, so a
+// job saved as completed has its effect saved too, and a job saved pending whose work had
+// already happened finishes again harmlessly from the VM's state.
 func (s *Server) Save() ([]byte, error) {
+	jobList := s.backend.Jobs.All()
 	var world bytes.Buffer
 	if err := s.backend.Store.Save(&world); err != nil {
 		return nil, err
 	}
 	return json.Marshal(stateFile{
-		World: world.Bytes(), Jobs: s.backend.Jobs.All(), Capacity: s.backend.Capacity.Zones(),
+		World: world.Bytes(), Jobs: jobList, Capacity: s.backend.Capacity.Zones(),
 		Faults: s.backend.Faults.Get(), Latency: s.backend.Jobs.Latency(),
 	})
 }

@@ -118,8 +118,14 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.commands = s.backend.Commands()
 	if o.state != nil {
+		var pending []jobs.Job
+		for _, j := range restored.Jobs {
+			if j.Status == jobs.Pending {
+				pending = append(pending, j)
+			}
+		}
+		s.backend.ResumeVMs(pending)
 		s.backend.Jobs.Restore(restored.Jobs, s.backend.Resume)
-		s.backend.ResumeExpunges()
 	}
 	s.routes()
 	return s, nil
