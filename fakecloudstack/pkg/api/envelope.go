@@ -17,7 +17,6 @@ limitations under the License.
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"strconv"
@@ -43,38 +42,38 @@ func ResponseKey(command string) string { return strings.ToLower(command) + "res
 
 // Encode wraps a handler's payload in the command's envelope.
 func Encode(command string, payload any) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(`{"`)
-	buf.WriteString(ResponseKey(command))
-	buf.WriteString(`":`)
-	inner, err := encodePayload(payload)
-	if err != nil {
-		return nil, err
+	head := `{"` + ResponseKey(command) + `":`
+	l, isList := payload.(List)
+	if !isList {
+		body, err := json.Marshal(payload)
+		if err != nil {
+			return nil, err
+		}
+		return join(head, body, "}"), nil
 	}
-	buf.Write(inner)
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
-
-// encodePayload writes lists the way BaseListCmd does: {} when nothing matches, only the
-// count when the page is past the end.
-func encodePayload(payload any) ([]byte, error) {
-	l, ok := payload.(List)
-	if !ok {
-		return json.Marshal(payload)
-	}
+	// Lists as BaseListCmd writes them: {} when nothing matches, only the count when the page
+	// is past the end.
 	if l.Count == 0 {
-		return []byte("{}"), nil
+		return []byte(head + "{}}"), nil
 	}
 	count := `{"count":` + strconv.Itoa(l.Count)
 	if v := reflect.ValueOf(l.Items); !v.IsValid() || v.Len() == 0 {
-		return []byte(count + "}"), nil
+		return []byte(head + count + "}}"), nil
 	}
 	items, err := json.Marshal(l.Items)
 	if err != nil {
 		return nil, err
 	}
-	return []byte(count + `,"` + l.Key + `":` + string(items) + "}"), nil
+	return join(head+count+`,"`+l.Key+`":`, items, "}}"), nil
+}
+
+// join copies body once, between prefix and suffix: a list answer is large, and every extra
+// copy is garbage the collector must chase.
+func join(prefix string, body []byte, suffix string) []byte {
+	out := make([]byte, 0, len(prefix)+len(body)+len(suffix))
+	out = append(out, prefix...)
+	out = append(out, body...)
+	return append(out, suffix...)
 }
 
 // errorBody is CloudStack's error envelope content. CSCode 0 is left out, as in 401 answers.
