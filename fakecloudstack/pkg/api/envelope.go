@@ -17,6 +17,7 @@ limitations under the License.
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strconv"
@@ -45,11 +46,7 @@ func Encode(command string, payload any) ([]byte, error) {
 	head := `{"` + ResponseKey(command) + `":`
 	l, isList := payload.(List)
 	if !isList {
-		body, err := json.Marshal(payload)
-		if err != nil {
-			return nil, err
-		}
-		return join(head, body, "}"), nil
+		return encodeInto(head, payload, "}", 0)
 	}
 	// Lists as BaseListCmd writes them: {} when nothing matches, only the count when the page
 	// is past the end.
@@ -57,23 +54,29 @@ func Encode(command string, payload any) ([]byte, error) {
 		return []byte(head + "{}}"), nil
 	}
 	count := `{"count":` + strconv.Itoa(l.Count)
-	if v := reflect.ValueOf(l.Items); !v.IsValid() || v.Len() == 0 {
+	v := reflect.ValueOf(l.Items)
+	if !v.IsValid() || v.Len() == 0 {
 		return []byte(head + count + "}}"), nil
 	}
-	items, err := json.Marshal(l.Items)
-	if err != nil {
-		return nil, err
-	}
-	return join(head+count+`,"`+l.Key+`":`, items, "}}"), nil
+	return encodeInto(head+count+`,"`+l.Key+`":`, l.Items, "}}", v.Len()*itemSizeHint)
 }
 
-// join copies body once, between prefix and suffix: a list answer is large, and every extra
-// copy is garbage the collector must chase.
-func join(prefix string, body []byte, suffix string) []byte {
-	out := make([]byte, 0, len(prefix)+len(body)+len(suffix))
-	out = append(out, prefix...)
-	out = append(out, body...)
-	return append(out, suffix...)
+// itemSizeHint is about the JSON size of one VM, the largest list item, so a list answer is
+// usually written into one buffer allocated once: every extra copy of a large answer is
+// garbage the collector must chase.
+const itemSizeHint = 2048
+
+// encodeInto writes v as JSON between prefix and suffix, in a buffer of about sizeHint bytes.
+func encodeInto(prefix string, v any, suffix string, sizeHint int) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(prefix) + sizeHint + len(suffix) + 1)
+	buf.WriteString(prefix)
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		return nil, err
+	}
+	buf.Truncate(buf.Len() - 1) // Encode ends with a newline.
+	buf.WriteString(suffix)
+	return buf.Bytes(), nil
 }
 
 // errorBody is CloudStack's error envelope content. CSCode 0 is left out, as in 401 answers.
