@@ -133,7 +133,7 @@ func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter
 	}
 	var out []*cloudstack.VirtualMachine
 	for _, vm := range a.vms {
-		if (len(filter.IDs) > 0 && !slices.Contains(filter.IDs, vm.Id)) || !matchesKeyword(vm, filter.Keyword) || (filter.Name != "" && vm.Name != filter.Name) || !anyTag(vm, filter.Tags) {
+		if !inScope(vm.Projectid, scope) || (len(filter.IDs) > 0 && !slices.Contains(filter.IDs, vm.Id)) || !matchesKeyword(vm, filter.Keyword) || (filter.Name != "" && vm.Name != filter.Name) || !anyTag(vm, filter.Tags) {
 			continue
 		}
 		cp := *vm
@@ -141,6 +141,19 @@ func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter
 		out = append(out, &cp)
 	}
 	return out, nil
+}
+
+// inScope tells whether a list call of the scope shows a resource of the project: without a
+// project only the account's own resources, with AllProjects those of every project, else
+// those of the project.
+func inScope(project string, scope csapi.Scope) bool {
+	switch scope.ProjectID {
+	case "":
+		return project == ""
+	case csapi.AllProjects:
+		return project != ""
+	}
+	return project == scope.ProjectID
 }
 
 func matchesKeyword(vm *cloudstack.VirtualMachine, keyword string) bool {
