@@ -120,7 +120,7 @@ func (b *Backend) planDeploy(r *Request) (deployPlan, error) {
 		return deployPlan{}, err
 	}
 	details := r.Details("details")
-	cpu, speed, memory, err := customShape(off, details)
+	cpu, speed, memory, err := customShape(off, details, b.Settings.MaxCustomCPU, b.Settings.MaxCustomMemoryMiB)
 	if err != nil {
 		return deployPlan{}, err
 	}

@@ -55,6 +55,15 @@ type Zone struct {
 	Tags            map[string]string `json:"tags,omitempty"`
 }
 
+// Details of a custom offering bounding the shapes it deploys, under the keys CloudStack's
+// createServiceOffering writes (memory in MiB).
+const (
+	DetailMinCPU    = "mincpunumber"
+	DetailMaxCPU    = "maxcpunumber"
+	DetailMinMemory = "minmemory"
+	DetailMaxMemory = "maxmemory"
+)
+
 type ServiceOffering struct {
 	ID          string            `json:"id"`
 	Name        string            `json:"name"`

@@ -117,10 +117,12 @@ func account(a AccountSpec, number int) store.Account {
 func offering(id string, o OfferingSpec, created time.Time) store.ServiceOffering {
 	details := map[string]string{"family": o.Family}
 	if o.Custom {
-		details["minCPU"] = strconv.Itoa(o.MinCPU)
-		details["maxCPU"] = strconv.Itoa(o.MaxCPU)
-		details["minMemory"] = strconv.Itoa(o.MinMemoryMiB)
-		details["maxMemory"] = strconv.Itoa(o.MaxMemoryMiB)
+		// The keys createServiceOffering stores a constrained custom offering's bounds under
+		// (ApiConstants MIN_CPU_NUMBER, MAX_CPU_NUMBER, MIN_MEMORY, MAX_MEMORY).
+		details[store.DetailMinCPU] = strconv.Itoa(o.MinCPU)
+		details[store.DetailMaxCPU] = strconv.Itoa(o.MaxCPU)
+		details[store.DetailMinMemory] = strconv.Itoa(o.MinMemoryMiB)
+		details[store.DetailMaxMemory] = strconv.Itoa(o.MaxMemoryMiB)
 	}
 	maps.Copy(details, o.Details)
 	so := store.ServiceOffering{

@@ -33,6 +33,16 @@ type Scope struct {
 	DomainID string
 }
 
+// Details of a custom offering that bound the sizes it can be deployed with, as
+// createServiceOffering stores them in serviceofferingdetails (ApiConstants MIN_CPU_NUMBER,
+// MAX_CPU_NUMBER, MIN_MEMORY, MAX_MEMORY; memory in MiB).
+const (
+	DetailMinCPU    = "mincpunumber"
+	DetailMaxCPU    = "maxcpunumber"
+	DetailMinMemory = "minmemory"
+	DetailMaxMemory = "maxmemory"
+)
+
 // AllProjects as a list call's project lists the resources of every project the caller belongs
 // to, and only those (CloudStack's projectid=-1).
 const AllProjects = "-1"

@@ -223,8 +223,9 @@ func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNo
 }
 
 // launchError maps a failed launch to what core expects: insufficient capacity re-plans at
-// once (and the offering x zone is skipped for a while), limits likewise, the rest is a
-// CreateError carrying CloudStack's code and text.
+// once (and the offering x zone is skipped for a while), a custom shape out of the offering's
+// bounds likewise (skipped in every zone: the bounds are the cloud's), limits re-plan, the rest
+// is a CreateError carrying CloudStack's code and text.
 func (p *DefaultProvider) launchError(err error, c candidate) error {
 	var apiErr *csapi.APIError
 	code := "none"
@@ -236,6 +237,11 @@ func (p *DefaultProvider) launchError(err error, c candidate) error {
 	case csapi.IsInsufficientCapacity(err):
 		p.unavailable.MarkUnavailable(c.instanceType.Name, c.zone.Name)
 		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s in %s, %w", c.instanceType.Name, c.zone.Name, err))
+	case csapi.IsShapeOutOfBounds(err):
+		for _, o := range c.instanceType.Offerings {
+			p.unavailable.MarkUnavailable(c.instanceType.Name, o.Zone())
+		}
+		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s, the custom offering refuses the shape, %w", c.instanceType.Name, err))
 	case csapi.IsLimitExceeded(err):
 		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s, account limit reached, %w", c.instanceType.Name, err))
 	case apiErr != nil:
