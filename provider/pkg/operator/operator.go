@@ -78,7 +78,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	}, func() float64 { return float64(unavailable.Len()) }))
 
 	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName)
-	nodeClassProviders := nodeclass.NewProviders(api, affinityGroups)
+	nodeClassProviders := nodeclass.NewProviders(api, affinityGroups, creds.Zone)
 	pricingProvider := pricing.NewDefaultProvider(api, uncached, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap})
 	userData := bootstrap.NewDefaultProvider(uncached, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
 
@@ -97,7 +97,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		UncachedClient:       uncached,
 		UnavailableOfferings: unavailable,
 		Pricing:              pricingProvider,
-		InstanceTypes:        instancetype.NewDefaultProvider(opts.Region, pricingProvider, unavailable),
+		InstanceTypes:        instancetype.NewDefaultProvider(opts.NodeRegion(), pricingProvider, unavailable),
 		Instances:            instances,
 		LaunchFailures:       launchFailures,
 		NodeClassProviders:   nodeClassProviders,
