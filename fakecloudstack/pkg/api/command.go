@@ -107,6 +107,7 @@ func (b *Backend) Commands() map[string]Command {
 		b.zoneCommands(), b.offeringCommands(), b.templateCommands(), b.networkCommands(),
 		b.keyPairCommands(), b.affinityCommands(), b.vmCommands(), b.tagCommands(),
 		b.jobCommands(), b.limitCommands(), b.discoveryCommands(), b.managementCommands(),
+		b.projectCommands(), b.accountCommands(),
 	} {
 		for _, c := range group {
 			commands[c.Name] = c
