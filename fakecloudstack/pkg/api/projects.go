@@ -96,7 +96,8 @@ func (b *Backend) projectResponseOf(p store.Project) projectResponse {
 
 // owners are the accounts whose resources a list call shows, as buildACLSearchParameters
 // decides: projectid names one project the caller belongs to (admins: any), projectid=-1 every
-// project of the caller (its own resources too with listall=true, or when it belongs to none);
+// project of the caller (its own resources too with listall=true, or when it belongs to none;
+// an admin's listall=true lists every account's, projects' included);
 // without projectid the caller's own resources, or for an admin with listall=true those of
 // every account but projects'.
 func (b *Backend) owners(r *Request) ([]string, error) {
@@ -113,6 +114,9 @@ func (b *Backend) owners(r *Request) ([]string, error) {
 		}
 		return out, nil
 	case allProjects:
+		if r.ListAll() {
+			return nil, nil
+		}
 		out := []string{}
 		for _, p := range b.Store.Projects.List() {
 			if r.Account.Admin || p.HasMember(r.Account.ID) {
