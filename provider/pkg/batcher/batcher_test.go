@@ -79,9 +79,11 @@ func TestRequestsShareACallOnlyWithRequestsOfTheirKey(t *testing.T) {
 			}
 		}()
 	}
-	// Both windows are open once each key's first request waits on the clock.
-	for !clk.HasWaiters() || waiters(b) < 5 {
-		time.Sleep(time.Millisecond)
+	// Both windows are open once every request is queued and the clock has waiters.
+	for deadline := time.Now().Add(10 * time.Second); !clk.HasWaiters() || waiters(b) < 5; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the requests never queued")
+		}
 	}
 	clk.Step(time.Second)
 	wg.Wait()

@@ -34,16 +34,20 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 )
 
+// withConfigMap is a pricing provider over api whose pricing ConfigMap holds data.
+func withConfigMap(api *fake.API, data map[string]string) *pricing.DefaultProvider {
+	key := client.ObjectKey{Namespace: "karpenter", Name: "prices"}
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}, Data: data,
+	}).Build()
+	return pricing.NewDefaultProvider(api, kube, key)
+}
+
 func TestUserPricesWinOverTheModel(t *testing.T) {
 	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
 	priced := api.AddServiceOffering(fake.OfferingShape{Name: "priced", Family: "gp", CPU: 2, MemoryMiB: 4096})
 	priced.Serviceofferingdetails[pricing.OfferingDetailPrice] = "0.5"
-	key := client.ObjectKey{Namespace: "karpenter", Name: "prices"}
-	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
-		Data:       map[string]string{"gp.large": "0.07"},
-	}).Build()
-	p := pricing.NewDefaultProvider(api, kube, key)
+	p := withConfigMap(api, map[string]string{"gp.large": "0.07"})
 	before := p.SeqNum()
 	if err := p.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
@@ -78,12 +82,7 @@ func TestCustomShapesArePricedPerVCPUAndGiBFromUserPrices(t *testing.T) {
 	detailed.Serviceofferingdetails[pricing.OfferingDetailPricePerGiB] = "0.005"
 	overridden := api.AddServiceOffering(fake.OfferingShape{Name: "overridden", Family: "custom"})
 	overridden.Serviceofferingdetails[pricing.OfferingDetailPricePerVCPU] = "0.02"
-	key := client.ObjectKey{Namespace: "karpenter", Name: "prices"}
-	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
-		Data:       map[string]string{"overridden.vcpu": "0.03"},
-	}).Build()
-	p := pricing.NewDefaultProvider(api, kube, key)
+	p := withConfigMap(api, map[string]string{"overridden.vcpu": "0.03"})
 	if err := p.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
