@@ -74,6 +74,10 @@ type Settings struct {
 	UserDataMaxLength int
 	// AllowUserExpunge is allow.user.expunge.recover.vm.
 	AllowUserExpunge bool
+	// MaxCustomCPU and MaxCustomMemoryMiB are vm.serviceoffering.cpu.cores.max and
+	// vm.serviceoffering.ram.size.max: caps on every custom shape; 0, the default, is none.
+	MaxCustomCPU       int
+	MaxCustomMemoryMiB int
 }
 
 // DefaultSettings are the simulator's values: a one-minute expunge delay instead of a day.
@@ -105,6 +109,7 @@ func (b *Backend) Commands() map[string]Command {
 		b.zoneCommands(), b.offeringCommands(), b.templateCommands(), b.networkCommands(),
 		b.keyPairCommands(), b.affinityCommands(), b.vmCommands(), b.tagCommands(),
 		b.jobCommands(), b.limitCommands(), b.discoveryCommands(), b.managementCommands(),
+		b.projectCommands(), b.accountCommands(),
 	} {
 		for _, c := range group {
 			commands[c.Name] = c

@@ -50,7 +50,7 @@ func (b *Backend) targetVM(r *Request) (store.VM, error) {
 	id := r.Get("id")
 	vm, ok := b.Store.VM(id)
 	switch {
-	case ok && (r.Account.Admin || vm.AccountID == r.Account.ID):
+	case ok && b.canAccess(r, vm.AccountID):
 		return vm, nil
 	case ok || b.Store.Expunged(id):
 		return store.VM{}, cserr.InvalidParam("Unable to find a virtual machine with specified vmId %s", id)

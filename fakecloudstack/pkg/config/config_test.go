@@ -72,7 +72,7 @@ func TestDefaultWorld(t *testing.T) {
 	if err := world.Build(m, st, pool, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Zones.List()) != 3 || len(st.Offerings.List()) != 13 || len(st.Templates.List()) != 2 || len(st.Networks.List()) != 3 {
+	if len(st.Zones.List()) != 3 || len(st.Offerings.List()) != 13 || len(st.Templates.List()) != 2 || len(st.Networks.List()) != 6 || len(st.Projects.List()) != 1 {
 		t.Fatalf("zones %d offerings %d templates %d networks %d", len(st.Zones.List()), len(st.Offerings.List()), len(st.Templates.List()), len(st.Networks.List()))
 	}
 	newer, _ := st.Templates.Get(world.StableID("template", "ubuntu-24.04-kube-v1.36"))

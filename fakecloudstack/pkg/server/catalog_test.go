@@ -83,7 +83,7 @@ func TestListServiceOfferings(t *testing.T) {
 		{name: "gp.2xlarge", cpu: 16, memory: 32768, family: "gp"},
 		{name: "cp.large", cpu: 4, memory: 4096, family: "cp"},
 		{name: "mem.2xlarge", cpu: 8, memory: 65536, family: "mem"},
-		{name: "custom", custom: true, family: "custom", extra: "maxCPU"},
+		{name: "custom", custom: true, family: "custom", extra: "maxcpunumber"},
 		{name: "gpu.xlarge", cpu: 8, memory: 61440, gpus: 1, family: "gpu", gpuCard: "NVIDIA A10"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,6 +35,7 @@ type Store struct {
 	mu sync.RWMutex
 
 	Accounts       *Table[Account]
+	Projects       *Table[Project]
 	Zones          *Table[Zone]
 	Offerings      *Table[ServiceOffering]
 	Templates      *Table[Template]
@@ -90,6 +91,7 @@ func New(opts ...Option) *Store {
 		changed:  make(chan struct{}, 1),
 	}
 	s.Accounts = newTable[Account](&s.mu, &s.version)
+	s.Projects = newTable[Project](&s.mu, &s.version)
 	s.Zones = newTable[Zone](&s.mu, &s.version)
 	s.Offerings = newTable[ServiceOffering](&s.mu, &s.version)
 	s.Templates = newTable[Template](&s.mu, &s.version)
@@ -117,7 +119,7 @@ func (s *Store) SecretKey(apiKey string) (string, bool) {
 
 // AccountByKey finds the account owning an API key.
 func (s *Store) AccountByKey(apiKey string) (Account, bool) {
-	return s.Accounts.Find(func(a Account) bool { return a.APIKey == apiKey })
+	return s.Accounts.Find(func(a Account) bool { return apiKey != "" && a.APIKey == apiKey })
 }
 
 // Changed signals, coalesced, that a VM was created, changed state or was removed.

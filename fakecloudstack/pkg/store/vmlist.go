@@ -32,7 +32,8 @@ const StatePresent = "present"
 
 // VMFilter holds listVirtualMachines' filters; empty fields do not filter.
 type VMFilter struct {
-	AccountID       string
+	// AccountIDs are the owners listed; nil lists every owner.
+	AccountIDs      []string
 	IDs             []string
 	Name            string // exact, but case-insensitive as MySQL's default collation compares
 	State           string
@@ -110,7 +111,7 @@ func allValued(tags []KV) bool {
 
 func (f *VMFilter) matches(vm *VM) bool {
 	switch {
-	case f.AccountID != "" && vm.AccountID != f.AccountID,
+	case f.AccountIDs != nil && !slices.Contains(f.AccountIDs, vm.AccountID),
 		f.Name != "" && !strings.EqualFold(vm.Name, f.Name),
 		f.ZoneID != "" && vm.ZoneID != f.ZoneID,
 		f.TemplateID != "" && vm.TemplateID != f.TemplateID,
