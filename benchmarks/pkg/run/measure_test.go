@@ -91,8 +91,35 @@ func TestLatenciesComeFromConditionTransitions(t *testing.T) {
 	}
 }
 
+// apiServerMetrics are kube-apiserver's request counters at the end of a run.
+const apiServerMetrics = `# TYPE apiserver_request_total counter
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="karpenter.sh",resource="nodeclaims",scope="cluster",subresource="",verb="POST"} 5
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="karpenter.sh",resource="nodeclaims",scope="cluster",subresource="status",verb="PATCH"} 12
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="karpenter.sh",resource="nodeclaims",scope="cluster",subresource="status",verb="PATCH"} 3
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="binding",verb="POST"} 4
+apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="",verb="GET"} 9
+`
+
+// provisionerMetrics are the provisioner's reconciles and own requests at the end of a run.
+const provisionerMetrics = `# TYPE controller_runtime_reconcile_total counter
+controller_runtime_reconcile_total{controller="nodeclaim.lifecycle",result="success"} 25
+controller_runtime_reconcile_total{controller="nodeclaim.lifecycle",result="requeue"} 5
+controller_runtime_reconcile_total{controller="nodeclass",result="success"} 2
+# TYPE rest_client_requests_total counter
+rest_client_requests_total{code="200",host="127.0.0.1:6443",method="PATCH"} 20
+rest_client_requests_total{code="201",host="127.0.0.1:6443",method="POST"} 8
+`
+
 func TestCostsCountOnlyCallsOfTheRunPerNode(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/apiserver/metrics":
+			_, _ = io.WriteString(w, apiServerMetrics)
+			return
+		case "/provisioner/metrics":
+			_, _ = io.WriteString(w, provisionerMetrics)
+			return
+		}
 		if r.URL.Path == "/metrics" {
 			_, _ = io.WriteString(w, `# TYPE fakecloudstack_job_duration_seconds histogram
 fakecloudstack_job_duration_seconds_bucket{command="deployVirtualMachine",status="failed",le="+Inf"} 3
@@ -111,9 +138,15 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n/usr/bin/self\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	target := &Target{Fake: fakeadmin.New(srv.URL), fakeMetrics: srv.URL + "/metrics", pidFiles: map[string]string{"self": pidFile}}
+	target := &Target{Fake: fakeadmin.New(srv.URL), fakeMetrics: srv.URL + "/metrics", pidFiles: map[string]string{"self": pidFile},
+		apiServer: apiServer{client: http.DefaultClient, url: srv.URL + "/apiserver/metrics"}, provisionerMetrics: srv.URL + "/provisioner/metrics"}
 	r := report.Result{Nodes: 4, NodeClaims: 5}
-	before := stats.Calls{"deployVirtualMachine": {"200": 4}, "listZones": {"200": 3}}
+	before := counters{
+		calls:            stats.Calls{"deployVirtualMachine": {"200": 4}, "listZones": {"200": 3}},
+		requests:         stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 5}, "(no resource)": {"GET": 9}},
+		reconciles:       stats.Counts{"nodeclass": {"success": 2}},
+		providerRequests: stats.Counts{"PATCH": {"200": 10}},
+	}
 	if err := costs(context.Background(), target, before, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +159,17 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	}
 	if r.Throttled != 2 || r.NoCapacity != 1 || r.FailedDeployJobs != 3 {
 		t.Errorf("429s %d 533s %d failed jobs %d", r.Throttled, r.NoCapacity, r.FailedDeployJobs)
+	}
+	// The resource names its group and subresource; a status patch's answers add up.
+	wantRequests := map[string]map[string]float64{"nodeclaims.karpenter.sh": {"POST": 1}, "nodeclaims.karpenter.sh/status": {"PATCH": 2}, "pods/binding": {"POST": 0.8}}
+	if !reflect.DeepEqual(r.APIRequestsPerNode, wantRequests) {
+		t.Errorf("API requests per node = %v, want %v", r.APIRequestsPerNode, wantRequests)
+	}
+	if r.ReconcilesPerNode["nodeclaim.lifecycle"] != 6 || len(r.ReconcilesPerNode) != 1 {
+		t.Errorf("reconciles per node = %v, want the lifecycle's 30 over 5 claims, none of the node class's", r.ReconcilesPerNode)
+	}
+	if want := map[string]float64{"PATCH": 2, "POST": 1.6}; !reflect.DeepEqual(r.ProvisionerAPIRequestsPerNode, want) {
+		t.Errorf("provisioner requests per node = %v, want %v", r.ProvisionerAPIRequestsPerNode, want)
 	}
 	if u := r.Processes["self"]; u.Pid != os.Getpid() || u.PeakRSSMiB <= 0 {
 		t.Errorf("usage = %+v", u)
