@@ -53,12 +53,14 @@ type Launch struct {
 
 func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
 	scope := resources.Scope(nodeClass)
-	existing, err := p.lookups.Do(ctx, scopeKey(scope), nodeClaim.Name)
-	if err != nil {
-		return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
-	}
-	if existing != nil {
-		return p.adopt(nodeClass, existing, instanceTypes), nil
+	if p.predecessors.mayHaveDeployed(nodeClaim) {
+		existing, err := p.lookups.Do(ctx, scopeKey(scope), nodeClaim.Name)
+		if err != nil {
+			return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
+		}
+		if existing != nil {
+			return p.adopt(nodeClass, existing, instanceTypes), nil
+		}
 	}
 	candidates := p.candidates(nodeClass, nodeClaim, instanceTypes)
 	if len(candidates) == 0 {

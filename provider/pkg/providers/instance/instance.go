@@ -120,30 +120,31 @@ type Options struct {
 
 // DefaultProvider implements Provider over the CloudStack API.
 type DefaultProvider struct {
-	api         csapi.API
-	clock       clock.Clock
-	opts        Options
-	watcher     *Watcher
-	unavailable *cache.UnavailableOfferings
-	userData    UserDataProvider
-	affinity    AffinityGroupProvider
-	failures    FailureReporter
-	lookups     *keyedBatchers[string, *cloudstack.VirtualMachine]
-	gets        *keyedBatchers[string, *cloudstack.VirtualMachine]
-	tags        *keyedBatchers[string, string]
-	expunge     *capabilityCache
+	api          csapi.API
+	clock        clock.Clock
+	opts         Options
+	watcher      *Watcher
+	unavailable  *cache.UnavailableOfferings
+	userData     UserDataProvider
+	affinity     AffinityGroupProvider
+	failures     FailureReporter
+	lookups      *keyedBatchers[string, *cloudstack.VirtualMachine]
+	predecessors *predecessors
+	gets         *keyedBatchers[string, *cloudstack.VirtualMachine]
+	tags         *keyedBatchers[string, string]
+	expunge      *capabilityCache
 	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
 	seen       *gocache.Cache
 	destroying destroyJobs
 }
 
-// NewDefaultProvider wires the instance provider; watcher must be started by the caller,
+// NewDefaultProvider wires the instance provider; it and watcher must be started by the caller,
 // failures must be drained (the launchfailure controller) and instances must serve this
 // provider alone.
 func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *Watcher, unavailable *cache.UnavailableOfferings,
 	userData UserDataProvider, affinity AffinityGroupProvider, failures FailureReporter, instances *gocache.Cache) *DefaultProvider {
 	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, unavailable: unavailable, userData: userData, affinity: affinity,
-		failures: failures, seen: instances}
+		failures: failures, seen: instances, predecessors: newPredecessors()}
 	p.lookups = newKeyedBatchers(clk, launchWindow, lookupBatch, p.lookupByName)
 	// Gets do not wait for a window: a termination must not pay for batching, and a burst of
 	// drift checks still shares calls while one is in flight.
