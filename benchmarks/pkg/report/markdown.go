@@ -130,14 +130,11 @@ func Markdown(run Run) string {
 	}
 	b.WriteString(processTable(results))
 	b.WriteString(callsTable(first))
-	b.WriteString(perNodeTable("API requests per node by resource and verb", "resource verb", results, func(r Result) map[string]float64 {
-		flat := map[string]float64{}
-		for resource, verbs := range r.APIRequestsPerNode {
-			for verb, v := range verbs {
-				flat[resource+" "+verb] = v
-			}
-		}
-		return flat
+	b.WriteString(perNodeTable("API requests per node by resource and verb, all clients", "resource verb", results, func(r Result) map[string]float64 {
+		return flatten(r.APIRequestsPerNode)
+	}))
+	b.WriteString(perNodeTable("The provisioner's own API requests per node by resource and verb", "resource verb", results, func(r Result) map[string]float64 {
+		return flatten(r.ProvisionerAPIRequestsPerNode)
 	}))
 	b.WriteString(perNodeTable("Reconciles per node by controller", "controller", results, func(r Result) map[string]float64 { return r.ReconcilesPerNode }))
 	for _, r := range results {
@@ -215,6 +212,17 @@ func callsTable(r Result) string {
 		writeRow(&b, []string{command, strings.Join(codes, ", "), format(r.CallsPerNode[command])})
 	}
 	return b.String()
+}
+
+// flatten keys per-node figures by resource and verb as "resource VERB".
+func flatten(byResource map[string]map[string]float64) map[string]float64 {
+	flat := map[string]float64{}
+	for resource, verbs := range byResource {
+		for verb, v := range verbs {
+			flat[resource+" "+verb] = v
+		}
+	}
+	return flat
 }
 
 // minPerNode leaves out of the per-node tables what no provider did as often as once in

@@ -77,10 +77,11 @@ type Result struct {
 	// watch counts when it ends. APIRequestsPerNode divides them by max(nodes, NodeClaims).
 	APIRequests        stats.Counts                  `json:"apiRequests,omitempty"`
 	APIRequestsPerNode map[string]map[string]float64 `json:"apiRequestsPerNode,omitempty"`
-	// ProvisionerAPIRequests are the provisioner's own requests over the run, by HTTP method
-	// and answer code (client-go's rest_client_requests_total in its metrics).
-	ProvisionerAPIRequests        stats.Counts       `json:"provisionerAPIRequests,omitempty"`
-	ProvisionerAPIRequestsPerNode map[string]float64 `json:"provisionerAPIRequestsPerNode,omitempty"`
+	// ProvisionerAPIRequests are the provisioner's own requests over the run, by resource and
+	// verb as above (the client-go metrics Karpenter registers); ProvisionerAPIRequestsPerNode
+	// divides them the same way.
+	ProvisionerAPIRequests        stats.Counts                  `json:"provisionerAPIRequests,omitempty"`
+	ProvisionerAPIRequestsPerNode map[string]map[string]float64 `json:"provisionerAPIRequestsPerNode,omitempty"`
 	// Reconciles are the provisioner's reconciles over the run by controller and result
 	// (controller_runtime_reconcile_total), core's controllers and the provider's alike.
 	Reconciles        stats.Counts       `json:"reconciles,omitempty"`
@@ -103,16 +104,20 @@ type Latencies struct {
 func (r Result) TotalCallsPerNode() float64 { return sum(r.CallsPerNode) }
 
 // TotalAPIRequestsPerNode sums APIRequestsPerNode.
-func (r Result) TotalAPIRequestsPerNode() float64 {
+func (r Result) TotalAPIRequestsPerNode() float64 { return sumNested(r.APIRequestsPerNode) }
+
+// TotalProvisionerAPIRequestsPerNode sums ProvisionerAPIRequestsPerNode.
+func (r Result) TotalProvisionerAPIRequestsPerNode() float64 {
+	return sumNested(r.ProvisionerAPIRequestsPerNode)
+}
+
+func sumNested(m map[string]map[string]float64) float64 {
 	total := 0.0
-	for _, verbs := range r.APIRequestsPerNode {
-		total += sum(verbs)
+	for _, inner := range m {
+		total += sum(inner)
 	}
 	return total
 }
-
-// TotalProvisionerAPIRequestsPerNode sums ProvisionerAPIRequestsPerNode.
-func (r Result) TotalProvisionerAPIRequestsPerNode() float64 { return sum(r.ProvisionerAPIRequestsPerNode) }
 
 // TotalReconcilesPerNode sums ReconcilesPerNode.
 func (r Result) TotalReconcilesPerNode() float64 { return sum(r.ReconcilesPerNode) }

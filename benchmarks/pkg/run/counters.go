@@ -38,8 +38,8 @@ type counters struct {
 	// reconciles are the provisioner's controller_runtime_reconcile_total by controller and
 	// result.
 	reconciles stats.Counts
-	// providerRequests are the provisioner's client-go rest_client_requests_total by method
-	// and code: its own share of requests.
+	// providerRequests are the provisioner's own requests by resource and verb, from the
+	// client-go metrics Karpenter registers (client_go_request_duration_seconds' counts).
 	providerRequests stats.Counts
 }
 
@@ -72,7 +72,9 @@ func (t *Target) counters(ctx context.Context) (counters, error) {
 	if err != nil {
 		return c, fmt.Errorf("reading the API server's metrics, %w", err)
 	}
-	c.requests = countBy(server, "apiserver_request_total", requestKeys)
+	c.requests = countBy(server, "apiserver_request_total", func(l map[string]string) (string, string) {
+		return resourceKey(l["resource"], l["group"], l["subresource"]), l["verb"]
+	})
 	if t.provisionerMetrics == "" {
 		return c, nil
 	}
@@ -83,8 +85,10 @@ func (t *Target) counters(ctx context.Context) (counters, error) {
 	c.reconciles = countBy(provisioner, "controller_runtime_reconcile_total", func(l map[string]string) (string, string) {
 		return l["controller"], l["result"]
 	})
-	c.providerRequests = countBy(provisioner, "rest_client_requests_total", func(l map[string]string) (string, string) {
-		return l["method"], l["code"]
+	// Karpenter's client-go metrics call the resource "kind"; its values are resources
+	// (nodeclaims), as the API server's are.
+	c.providerRequests = countBy(provisioner, "client_go_request_duration_seconds", func(l map[string]string) (string, string) {
+		return resourceKey(l["kind"], l["group"], l["subresource"]), l["verb"]
 	})
 	return c, nil
 }
@@ -100,20 +104,18 @@ func countBy(f metrics.Families, name string, keys func(labels map[string]string
 	return out
 }
 
-// requestKeys names a request's resource as kubectl would, resource.group/subresource
-// (nodeclaims.karpenter.sh/status, pods/binding), and its verb as the API server counts it
-// (GET, LIST, WATCH, CREATE, UPDATE, PATCH, DELETE, ...); requests for no resource, such as
-// /metrics or /readyz, are counted under their verb alone.
-func requestKeys(l map[string]string) (string, string) {
-	resource := l["resource"]
+// resourceKey names a request's resource as kubectl would, resource.group/subresource
+// (nodeclaims.karpenter.sh/status, pods/binding); requests for no resource, such as /metrics
+// or /readyz, are "(no resource)".
+func resourceKey(resource, group, subresource string) string {
 	if resource == "" {
-		return "(no resource)", l["verb"]
+		return "(no resource)"
 	}
-	if g := l["group"]; g != "" {
-		resource += "." + g
+	if group != "" {
+		resource += "." + group
 	}
-	if s := l["subresource"]; s != "" {
-		resource += "/" + s
+	if subresource != "" {
+		resource += "/" + subresource
 	}
-	return resource, l["verb"]
+	return resource
 }

@@ -213,7 +213,7 @@ func costs(ctx context.Context, t *Target, before counters, r *report.Result) er
 		r.Reconciles = after.reconciles.Sub(before.reconciles)
 		r.ReconcilesPerNode = r.Reconciles.PerNode(nodes)
 		r.ProvisionerAPIRequests = after.providerRequests.Sub(before.providerRequests)
-		r.ProvisionerAPIRequestsPerNode = r.ProvisionerAPIRequests.PerNode(nodes)
+		r.ProvisionerAPIRequestsPerNode = r.ProvisionerAPIRequests.PerNodeEach(nodes)
 	}
 	if r.FailedDeployJobs, err = t.FailedDeployJobs(ctx); err != nil {
 		return err

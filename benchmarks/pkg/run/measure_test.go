@@ -105,9 +105,13 @@ const provisionerMetrics = `# TYPE controller_runtime_reconcile_total counter
 controller_runtime_reconcile_total{controller="nodeclaim.lifecycle",result="success"} 25
 controller_runtime_reconcile_total{controller="nodeclaim.lifecycle",result="requeue"} 5
 controller_runtime_reconcile_total{controller="nodeclass",result="success"} 2
-# TYPE rest_client_requests_total counter
-rest_client_requests_total{code="200",host="127.0.0.1:6443",method="PATCH"} 20
-rest_client_requests_total{code="201",host="127.0.0.1:6443",method="POST"} 8
+# TYPE client_go_request_duration_seconds histogram
+client_go_request_duration_seconds_bucket{group="karpenter.sh",kind="nodeclaims",subresource="status",verb="PATCH",version="v1",le="+Inf"} 20
+client_go_request_duration_seconds_sum{group="karpenter.sh",kind="nodeclaims",subresource="status",verb="PATCH",version="v1"} 2
+client_go_request_duration_seconds_count{group="karpenter.sh",kind="nodeclaims",subresource="status",verb="PATCH",version="v1"} 20
+client_go_request_duration_seconds_bucket{group="",kind="secrets",subresource="",verb="CREATE",version="v1",le="+Inf"} 8
+client_go_request_duration_seconds_sum{group="",kind="secrets",subresource="",verb="CREATE",version="v1"} 1
+client_go_request_duration_seconds_count{group="",kind="secrets",subresource="",verb="CREATE",version="v1"} 8
 `
 
 func TestCostsCountOnlyCallsOfTheRunPerNode(t *testing.T) {
@@ -145,7 +149,7 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 		calls:            stats.Calls{"deployVirtualMachine": {"200": 4}, "listZones": {"200": 3}},
 		requests:         stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 5}, "(no resource)": {"GET": 9}},
 		reconciles:       stats.Counts{"nodeclass": {"success": 2}},
-		providerRequests: stats.Counts{"PATCH": {"200": 10}},
+		providerRequests: stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 10}},
 	}
 	if err := costs(context.Background(), target, before, &r); err != nil {
 		t.Fatal(err)
@@ -168,7 +172,7 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	if r.ReconcilesPerNode["nodeclaim.lifecycle"] != 6 || len(r.ReconcilesPerNode) != 1 {
 		t.Errorf("reconciles per node = %v, want the lifecycle's 30 over 5 claims, none of the node class's", r.ReconcilesPerNode)
 	}
-	if want := map[string]float64{"PATCH": 2, "POST": 1.6}; !reflect.DeepEqual(r.ProvisionerAPIRequestsPerNode, want) {
+	if want := map[string]map[string]float64{"nodeclaims.karpenter.sh/status": {"PATCH": 2}, "secrets": {"CREATE": 1.6}}; !reflect.DeepEqual(r.ProvisionerAPIRequestsPerNode, want) {
 		t.Errorf("provisioner requests per node = %v, want %v", r.ProvisionerAPIRequestsPerNode, want)
 	}
 	if u := r.Processes["self"]; u.Pid != os.Getpid() || u.PeakRSSMiB <= 0 {
