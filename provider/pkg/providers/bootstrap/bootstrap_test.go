@@ -27,6 +27,7 @@ import (
 	"encoding/pem"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -56,26 +57,33 @@ var gpLarge = corev1.ResourceList{
 // countingClient counts the requests a client sends by verb.
 type countingClient struct {
 	client.Client
+	mu       sync.Mutex
 	requests map[string]int
 }
 
+func (c *countingClient) count(verb string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.requests[verb]++
+}
+
 func (c *countingClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	c.requests["get"]++
+	c.count("get")
 	return c.Client.Get(ctx, key, obj, opts...)
 }
 
 func (c *countingClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	c.requests["list"]++
+	c.count("list")
 	return c.Client.List(ctx, list, opts...)
 }
 
 func (c *countingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	c.requests["create"]++
+	c.count("create")
 	return c.Client.Create(ctx, obj, opts...)
 }
 
 func (c *countingClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
-	c.requests["delete"]++
+	c.count("delete")
 	return c.Client.Delete(ctx, obj, opts...)
 }
 
@@ -161,6 +169,24 @@ var _ = Describe("UserData", func() {
 		clear(counting.requests)
 		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
 		Expect(counting.requests).To(Equal(map[string]int{"create": 1, "get": 1}), "a retried launch finds its token")
+	})
+	It("reads the cluster's CA and endpoint once for a burst of launches", func() {
+		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
+		provider = NewDefaultProvider(counting, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
+		claims := make([]*karpv1.NodeClaim, 8)
+		for i := range claims {
+			claims[i] = coretest.NodeClaim()
+			ExpectApplied(ctx, env.Client, claims[i])
+		}
+		var wg sync.WaitGroup
+		for _, nc := range claims {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				lo.Must(provider.UserData(ctx, nodeClass, nc, gpLarge, nil))
+			})
+		}
+		wg.Wait()
+		Expect(counting.requests).To(Equal(map[string]int{"get": 1, "list": 1, "create": len(claims)}), "one CA read, one endpoint listing, a token each")
 	})
 	It("pins the cluster CA's public key", func() {
 		block, _ := pem.Decode(env.Config.CAData)
