@@ -159,6 +159,10 @@ func benchmark(ctx context.Context, o options) error {
 		Started: started.Format(time.RFC3339),
 		Commit:  commit(o),
 	}
+	var err error
+	if result.LoadAverage.Started, err = procstat.ReadLoadAverage(); err != nil {
+		return err
+	}
 	fmt.Fprintf(os.Stderr, "%s (%s), size %d\n", o.ID, o.Description, o.size)
 	ours := func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
 		return run.StartOurs(ctx, p, c, slices.Concat(o.coreEnv, o.providerEnv))
@@ -178,6 +182,9 @@ func benchmark(ctx context.Context, o options) error {
 			return err
 		}
 		result.Results = append(result.Results, r)
+	}
+	if result.LoadAverage.Ended, err = procstat.ReadLoadAverage(); err != nil {
+		return err
 	}
 	return write(o, result)
 }

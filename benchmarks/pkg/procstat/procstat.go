@@ -57,6 +57,35 @@ func Read(pid int) (Usage, error) {
 	return Usage{Pid: pid, CPUSeconds: cpu, PeakRSSMiB: peak}, nil
 }
 
+// LoadAverage is the 1, 5 and 15 minute load averages of the machine.
+type LoadAverage [3]float64
+
+// ReadLoadAverage reads the machine's load averages from /proc/loadavg.
+func ReadLoadAverage() (LoadAverage, error) {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return LoadAverage{}, fmt.Errorf("reading the load average, %w", err)
+	}
+	return ParseLoadAverage(string(raw))
+}
+
+// ParseLoadAverage reads the first three fields of a /proc/loadavg line.
+func ParseLoadAverage(line string) (LoadAverage, error) {
+	var l LoadAverage
+	fields := strings.Fields(line)
+	if len(fields) < 3 {
+		return l, fmt.Errorf("parsing loadavg %q, fewer than 3 fields", line)
+	}
+	for i := range l {
+		v, err := strconv.ParseFloat(fields[i], 64)
+		if err != nil {
+			return l, fmt.Errorf("parsing loadavg %q, %w", line, err)
+		}
+		l[i] = v
+	}
+	return l, nil
+}
+
 // ParseCPUSeconds adds user and system time (fields 14 and 15) of a /proc/<pid>/stat line.
 // The command name in parentheses may hold spaces, so fields are counted after its ')'.
 func ParseCPUSeconds(stat string) (float64, error) {

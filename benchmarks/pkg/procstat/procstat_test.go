@@ -51,6 +51,16 @@ func TestParsePeakRSSMiBReadsVmHWM(t *testing.T) {
 	}
 }
 
+func TestParseLoadAverageReadsTheFirstThreeFields(t *testing.T) {
+	l, err := ParseLoadAverage("2.64 0.79 0.27 3/412 9876\n")
+	if err != nil || l != (LoadAverage{2.64, 0.79, 0.27}) {
+		t.Errorf("ParseLoadAverage = %v, %v", l, err)
+	}
+	if _, err := ParseLoadAverage("2.64 0.79"); err == nil {
+		t.Error("a truncated line parsed")
+	}
+}
+
 func TestReadOwnProcess(t *testing.T) {
 	u, err := Read(os.Getpid())
 	if err != nil {

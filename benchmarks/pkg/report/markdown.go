@@ -17,6 +17,7 @@ limitations under the License.
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -56,6 +57,9 @@ var figures = []figure{
 	{"failed deploy jobs", func(r Result) float64 { return float64(r.FailedDeployJobs) }, "", clouded, true},
 	{"provider CPU seconds", ofProvider(func(u procstat.Usage) float64 { return u.CPUSeconds }), "", hasProvider, true},
 	{"provider peak RSS", ofProvider(func(u procstat.Usage) float64 { return u.PeakRSSMiB }), " MiB", hasProvider, true},
+	{"API requests per node (all clients)", Result.TotalAPIRequestsPerNode, "", func(r Result) bool { return r.APIRequestsPerNode != nil }, true},
+	{"provisioner's API requests per node", Result.TotalProvisionerAPIRequestsPerNode, "", reconciled, false},
+	{"provisioner's reconciles per node", Result.TotalReconcilesPerNode, "", reconciled, false},
 }
 
 // ProviderProcess is the name under which a provider's controller process is measured.
@@ -76,6 +80,8 @@ func ofProvider(of func(procstat.Usage) float64) func(Result) float64 {
 		return of(u)
 	}
 }
+
+func reconciled(r Result) bool { return r.ReconcilesPerNode != nil }
 
 func provisioned(r Result) bool { return r.NodeClaims > 0 }
 
@@ -124,6 +130,13 @@ func Markdown(run Run) string {
 	}
 	b.WriteString(processTable(results))
 	b.WriteString(callsTable(first))
+	b.WriteString(perNodeTable("API requests per node by resource and verb, all clients", "resource verb", results, func(r Result) map[string]float64 {
+		return flatten(r.APIRequestsPerNode)
+	}))
+	b.WriteString(perNodeTable("The provisioner's own API requests per node by resource and verb", "resource verb", results, func(r Result) map[string]float64 {
+		return flatten(r.ProvisionerAPIRequestsPerNode)
+	}))
+	b.WriteString(perNodeTable("Reconciles per node by controller", "controller", results, func(r Result) map[string]float64 { return r.ReconcilesPerNode }))
 	for _, r := range results {
 		if r.Error != "" {
 			fmt.Fprintf(&b, "\n%s: %s\n", r.Provider, r.Error)
@@ -132,13 +145,22 @@ func Markdown(run Run) string {
 	return b.String()
 }
 
-// provenance says where a run's figures come from: machine, start, commit and command.
+// provenance says where a run's figures come from: machine, start, commit, the machine's
+// load (results saved before it was recorded have none) and command.
 func provenance(run Run) string {
 	commit := run.Commit
 	if commit == "" {
 		commit = "not recorded"
 	}
-	return fmt.Sprintf("Machine: %s. Started %s. Commit: %s. Command: `%s`", run.Machine, run.Started, commit, run.Command)
+	load := ""
+	if run.LoadAverage != (LoadAverage{}) {
+		load = fmt.Sprintf(" Load average (1, 5, 15 min) %s at the start, %s at the end.", loadAverage(run.LoadAverage.Started), loadAverage(run.LoadAverage.Ended))
+	}
+	return fmt.Sprintf("Machine: %s. Started %s. Commit: %s.%s Command: `%s`", run.Machine, run.Started, commit, load, run.Command)
+}
+
+func loadAverage(l procstat.LoadAverage) string {
+	return fmt.Sprintf("%s/%s/%s", format(l[0]), format(l[1]), format(l[2]))
 }
 
 // applicable are the figures some of results has.
@@ -188,6 +210,65 @@ func callsTable(r Result) string {
 			codes = append(codes, fmt.Sprintf("%s: %d", code, r.Calls[command][code]))
 		}
 		writeRow(&b, []string{command, strings.Join(codes, ", "), format(r.CallsPerNode[command])})
+	}
+	return b.String()
+}
+
+// flatten keys per-node figures by resource and verb as "resource VERB".
+func flatten(byResource map[string]map[string]float64) map[string]float64 {
+	flat := map[string]float64{}
+	for resource, verbs := range byResource {
+		for verb, v := range verbs {
+			flat[resource+" "+verb] = v
+		}
+	}
+	return flat
+}
+
+// minPerNode leaves out of the per-node tables what no provider did as often as once in
+// twenty nodes: hundreds of rare requests would bury the costly ones.
+const minPerNode = 0.05
+
+// perNodeTable lists per-node figures by key for every result, the largest first, with the
+// ratio when there is a baseline; empty when no result has any.
+func perNodeTable(title, keyName string, results []Result, figures func(Result) map[string]float64) string {
+	largest := map[string]float64{}
+	for _, r := range results {
+		for k, v := range figures(r) {
+			largest[k] = max(largest[k], v)
+		}
+	}
+	keys := slices.DeleteFunc(slices.Collect(maps.Keys(largest)), func(k string) bool { return largest[k] < minPerNode })
+	if len(keys) == 0 {
+		return ""
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(largest[b], largest[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s (at least %s per node in one run)\n\n", title, format(minPerNode))
+	header := []string{keyName}
+	for _, r := range results {
+		header = append(header, r.Provider)
+	}
+	baseline := len(results) == 2
+	if baseline {
+		header = append(header, "ratio")
+	}
+	writeRow(&b, header)
+	writeRow(&b, slices.Repeat([]string{"---"}, len(header)))
+	for _, k := range keys {
+		cells := []string{k}
+		for _, r := range results {
+			cells = append(cells, format(figures(r)[k]))
+		}
+		if baseline {
+			cells = append(cells, ratio(figures(results[0])[k], figures(results[1])[k]))
+		}
+		writeRow(&b, cells)
 	}
 	return b.String()
 }

@@ -73,6 +73,28 @@ func TestMarkdownLeavesOutWhatARunCannotHave(t *testing.T) {
 	}
 }
 
+func TestMarkdownListsRequestsAndReconcilesPerNode(t *testing.T) {
+	rs := results()
+	rs[0].APIRequestsPerNode = map[string]map[string]float64{"nodeclaims.karpenter.sh/status": {"PATCH": 3}, "secrets": {"CREATE": 1, "LIST": 0.01}}
+	rs[1].APIRequestsPerNode = map[string]map[string]float64{"nodeclaims.karpenter.sh/status": {"PATCH": 2}}
+	rs[0].ReconcilesPerNode = map[string]float64{"nodeclass": 0.5}
+	md := Markdown(Run{Results: rs, LoadAverage: LoadAverage{Started: procstat.LoadAverage{2.5, 1, 0.25}}})
+	for _, want := range []string{
+		"| API requests per node (all clients) | 4.01 | 2 | 2.00x |",
+		"| provisioner's reconciles per node | 0.5 | 0 | - |",
+		"| nodeclaims.karpenter.sh/status PATCH | 3 | 2 | 1.50x |\n| secrets CREATE | 1 | 0 | - |\n",
+		"| nodeclass | 0.5 | 0 | - |",
+		"Load average (1, 5, 15 min) 2.5/1/0.25 at the start",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "secrets LIST") {
+		t.Errorf("a request made once in a hundred nodes is listed:\n%s", md)
+	}
+}
+
 func TestMarkdownWithoutBaselineHasNoRatio(t *testing.T) {
 	md := Markdown(Run{Results: results()[:1]})
 	if strings.Contains(md, "ratio") {

@@ -70,6 +70,23 @@ type Result struct {
 	// (533 in the job result) do.
 	FailedDeployJobs int `json:"failedDeployJobs"`
 
+	// APIRequests are kube-apiserver's requests over the run (apiserver_request_total), by
+	// resource (resource.group/subresource, "(no resource)" for /metrics and the like) and
+	// verb: every client's, the control plane's, kwok's, the workload's and the benchmark's
+	// own watch included, so only the difference between providers is the provisioner's. A
+	// watch counts when it ends. APIRequestsPerNode divides them by max(nodes, NodeClaims).
+	APIRequests        stats.Counts                  `json:"apiRequests,omitempty"`
+	APIRequestsPerNode map[string]map[string]float64 `json:"apiRequestsPerNode,omitempty"`
+	// ProvisionerAPIRequests are the provisioner's own requests over the run, by resource and
+	// verb as above (the client-go metrics Karpenter registers); ProvisionerAPIRequestsPerNode
+	// divides them the same way.
+	ProvisionerAPIRequests        stats.Counts                  `json:"provisionerAPIRequests,omitempty"`
+	ProvisionerAPIRequestsPerNode map[string]map[string]float64 `json:"provisionerAPIRequestsPerNode,omitempty"`
+	// Reconciles are the provisioner's reconciles over the run by controller and result
+	// (controller_runtime_reconcile_total), core's controllers and the provider's alike.
+	Reconciles        stats.Counts       `json:"reconciles,omitempty"`
+	ReconcilesPerNode map[string]float64 `json:"reconcilesPerNode,omitempty"`
+
 	Processes map[string]procstat.Usage `json:"processes"`
 	Timeline  []Sample                  `json:"timeline"`
 }
@@ -84,9 +101,30 @@ type Latencies struct {
 }
 
 // TotalCallsPerNode sums CallsPerNode.
-func (r Result) TotalCallsPerNode() float64 {
+func (r Result) TotalCallsPerNode() float64 { return sum(r.CallsPerNode) }
+
+// TotalAPIRequestsPerNode sums APIRequestsPerNode.
+func (r Result) TotalAPIRequestsPerNode() float64 { return sumNested(r.APIRequestsPerNode) }
+
+// TotalProvisionerAPIRequestsPerNode sums ProvisionerAPIRequestsPerNode.
+func (r Result) TotalProvisionerAPIRequestsPerNode() float64 {
+	return sumNested(r.ProvisionerAPIRequestsPerNode)
+}
+
+func sumNested(m map[string]map[string]float64) float64 {
 	total := 0.0
-	for _, v := range r.CallsPerNode {
+	for _, inner := range m {
+		total += sum(inner)
+	}
+	return total
+}
+
+// TotalReconcilesPerNode sums ReconcilesPerNode.
+func (r Result) TotalReconcilesPerNode() float64 { return sum(r.ReconcilesPerNode) }
+
+func sum(m map[string]float64) float64 {
+	total := 0.0
+	for _, v := range m {
 		total += v
 	}
 	return total
@@ -99,8 +137,17 @@ type Run struct {
 	Started string `json:"started"`
 	// Commit is the checked-out commit, with "+dirty" when tracked files outside the results
 	// were modified. Results saved before it was recorded have none.
-	Commit  string   `json:"commit,omitempty"`
-	Results []Result `json:"results"`
+	Commit string `json:"commit,omitempty"`
+	// LoadAverage is the machine's 1, 5 and 15 minute load averages (/proc/loadavg) when the
+	// run started and when it ended: other work on the machine skews seconds, not counts.
+	LoadAverage LoadAverage `json:"loadAverage"`
+	Results     []Result    `json:"results"`
+}
+
+// LoadAverage is the machine's load when a run started and ended.
+type LoadAverage struct {
+	Started procstat.LoadAverage `json:"started"`
+	Ended   procstat.LoadAverage `json:"ended"`
 }
 
 // numberArray is an indented array of numbers, which MarshalIndent writes one number a line:

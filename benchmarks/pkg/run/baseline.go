@@ -72,6 +72,7 @@ func StartBaseline(ctx context.Context, p framework.Paths, settings cluster.Tuni
 		return t, err
 	}
 	provider := kwokProvider(p, ports, catalogPath, coreEnv)
+	t.provisionerMetrics = provider.MetricsURL
 	if err := runner.Start(context.WithoutCancel(ctx), provider); err != nil {
 		return t, err
 	}
@@ -102,8 +103,9 @@ func kwokProvider(p framework.Paths, ports framework.Settings, catalogPath strin
 			"HEALTH_PROBE_PORT=" + strconv.Itoa(ports.HealthPort),
 			"INSTANCE_TYPES_FILE_PATH=" + catalogPath,
 		}, coreEnv...),
-		Ports:    map[string]int{"metrics": ports.MetricsPort, "health": ports.HealthPort},
-		ReadyURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", ports.HealthPort),
+		Ports:      map[string]int{"metrics": ports.MetricsPort, "health": ports.HealthPort},
+		ReadyURL:   fmt.Sprintf("http://127.0.0.1:%d/readyz", ports.HealthPort),
+		MetricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", ports.MetricsPort),
 	}
 }
 
@@ -135,6 +137,9 @@ func startCluster(ctx context.Context, p framework.Paths, name, provider string,
 		return t, err
 	}
 	t.Client = kube
+	if t.apiServer, err = newAPIServer(p.Kubeconfig()); err != nil {
+		return t, err
+	}
 	return t, framework.InstallCRDs(ctx, t.Client, p.CRDDir())
 }
 

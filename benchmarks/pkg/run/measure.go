@@ -56,7 +56,7 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	}
 	workload, pods := s.Workload(size)
 	r.Pods = pods
-	before, err := t.Calls(ctx)
+	before, err := t.counters(ctx)
 	if err != nil {
 		return err
 	}
@@ -194,16 +194,26 @@ func sinceCreation(nc karpv1.NodeClaim, condition string) (time.Duration, bool) 
 	return cond.LastTransitionTime.Sub(nc.CreationTimestamp.Time), true
 }
 
-// costs reads the cloud calls made since before and what each process has cost so far.
-func costs(ctx context.Context, t *Target, before stats.Calls, r *report.Result) error {
-	after, err := t.Calls(ctx)
+// costs reads the cloud calls, API requests and reconciles made since before, per node, and
+// what each process has cost so far. Every launch costs, so a node is max(nodes, NodeClaims).
+func costs(ctx context.Context, t *Target, before counters, r *report.Result) error {
+	after, err := t.counters(ctx)
 	if err != nil {
 		return err
 	}
-	if after != nil {
-		r.Calls = after.Sub(before)
-		r.CallsPerNode = r.Calls.PerNode(max(r.Nodes, r.NodeClaims))
-		r.Throttled, r.NoCapacity = r.Calls.ByCode("429"), r.Calls.ByCode("533")
+	nodes := max(r.Nodes, r.NodeClaims)
+	if after.calls != nil {
+		r.Calls = after.calls.Sub(before.calls)
+		r.CallsPerNode = r.Calls.PerNode(nodes)
+		r.Throttled, r.NoCapacity = r.Calls.BySecond("429"), r.Calls.BySecond("533")
+	}
+	r.APIRequests = after.requests.Sub(before.requests)
+	r.APIRequestsPerNode = r.APIRequests.PerNodeEach(nodes)
+	if after.reconciles != nil {
+		r.Reconciles = after.reconciles.Sub(before.reconciles)
+		r.ReconcilesPerNode = r.Reconciles.PerNode(nodes)
+		r.ProvisionerAPIRequests = after.providerRequests.Sub(before.providerRequests)
+		r.ProvisionerAPIRequestsPerNode = r.ProvisionerAPIRequests.PerNodeEach(nodes)
 	}
 	if r.FailedDeployJobs, err = t.FailedDeployJobs(ctx); err != nil {
 		return err

@@ -38,8 +38,8 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 )
 
 var t0 = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
@@ -91,8 +91,39 @@ func TestLatenciesComeFromConditionTransitions(t *testing.T) {
 	}
 }
 
+// apiServerMetrics are kube-apiserver's request counters at the end of a run.
+const apiServerMetrics = `# TYPE apiserver_request_total counter
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="karpenter.sh",resource="nodeclaims",scope="cluster",subresource="",verb="POST"} 5
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="karpenter.sh",resource="nodeclaims",scope="cluster",subresource="status",verb="PATCH"} 12
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="karpenter.sh",resource="nodeclaims",scope="cluster",subresource="status",verb="PATCH"} 3
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="binding",verb="POST"} 4
+apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="",verb="GET"} 9
+`
+
+// provisionerMetrics are the provisioner's reconciles and own requests at the end of a run.
+const provisionerMetrics = `# TYPE controller_runtime_reconcile_total counter
+controller_runtime_reconcile_total{controller="nodeclaim.lifecycle",result="success"} 25
+controller_runtime_reconcile_total{controller="nodeclaim.lifecycle",result="requeue"} 5
+controller_runtime_reconcile_total{controller="nodeclass",result="success"} 2
+# TYPE client_go_request_duration_seconds histogram
+client_go_request_duration_seconds_bucket{group="karpenter.sh",kind="nodeclaims",subresource="status",verb="PATCH",version="v1",le="+Inf"} 20
+client_go_request_duration_seconds_sum{group="karpenter.sh",kind="nodeclaims",subresource="status",verb="PATCH",version="v1"} 2
+client_go_request_duration_seconds_count{group="karpenter.sh",kind="nodeclaims",subresource="status",verb="PATCH",version="v1"} 20
+client_go_request_duration_seconds_bucket{group="",kind="secrets",subresource="",verb="CREATE",version="v1",le="+Inf"} 8
+client_go_request_duration_seconds_sum{group="",kind="secrets",subresource="",verb="CREATE",version="v1"} 1
+client_go_request_duration_seconds_count{group="",kind="secrets",subresource="",verb="CREATE",version="v1"} 8
+`
+
 func TestCostsCountOnlyCallsOfTheRunPerNode(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/apiserver/metrics":
+			_, _ = io.WriteString(w, apiServerMetrics)
+			return
+		case "/provisioner/metrics":
+			_, _ = io.WriteString(w, provisionerMetrics)
+			return
+		}
 		if r.URL.Path == "/metrics" {
 			_, _ = io.WriteString(w, `# TYPE fakecloudstack_job_duration_seconds histogram
 fakecloudstack_job_duration_seconds_bucket{command="deployVirtualMachine",status="failed",le="+Inf"} 3
@@ -111,9 +142,15 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n/usr/bin/self\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	target := &Target{Fake: admin.New(srv.URL, "token"), fakeMetrics: srv.URL + "/metrics", pidFiles: map[string]string{"self": pidFile}}
+	target := &Target{Fake: admin.New(srv.URL, "token"), fakeMetrics: srv.URL + "/metrics", pidFiles: map[string]string{"self": pidFile},
+		apiServer: apiServer{client: http.DefaultClient, url: srv.URL + "/apiserver/metrics"}, provisionerMetrics: srv.URL + "/provisioner/metrics"}
 	r := report.Result{Nodes: 4, NodeClaims: 5}
-	before := stats.Calls{"deployVirtualMachine": {"200": 4}, "listZones": {"200": 3}}
+	before := counters{
+		calls:            stats.Calls{"deployVirtualMachine": {"200": 4}, "listZones": {"200": 3}},
+		requests:         stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 5}, "(no resource)": {"GET": 9}},
+		reconciles:       stats.Counts{"nodeclass": {"success": 2}},
+		providerRequests: stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 10}},
+	}
 	if err := costs(context.Background(), target, before, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +163,17 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	}
 	if r.Throttled != 2 || r.NoCapacity != 1 || r.FailedDeployJobs != 3 {
 		t.Errorf("429s %d 533s %d failed jobs %d", r.Throttled, r.NoCapacity, r.FailedDeployJobs)
+	}
+	// The resource names its group and subresource; a status patch's answers add up.
+	wantRequests := map[string]map[string]float64{"nodeclaims.karpenter.sh": {"POST": 1}, "nodeclaims.karpenter.sh/status": {"PATCH": 2}, "pods/binding": {"POST": 0.8}}
+	if !reflect.DeepEqual(r.APIRequestsPerNode, wantRequests) {
+		t.Errorf("API requests per node = %v, want %v", r.APIRequestsPerNode, wantRequests)
+	}
+	if r.ReconcilesPerNode["nodeclaim.lifecycle"] != 6 || len(r.ReconcilesPerNode) != 1 {
+		t.Errorf("reconciles per node = %v, want the lifecycle's 30 over 5 claims, none of the node class's", r.ReconcilesPerNode)
+	}
+	if want := map[string]map[string]float64{"nodeclaims.karpenter.sh/status": {"PATCH": 2}, "secrets": {"CREATE": 1.6}}; !reflect.DeepEqual(r.ProvisionerAPIRequestsPerNode, want) {
+		t.Errorf("provisioner requests per node = %v, want %v", r.ProvisionerAPIRequestsPerNode, want)
 	}
 	if u := r.Processes["self"]; u.Pid != os.Getpid() || u.PeakRSSMiB <= 0 {
 		t.Errorf("usage = %+v", u)

@@ -63,6 +63,10 @@ func StartOurs(ctx context.Context, p framework.Paths, settings cluster.Tuning, 
 		return t, err
 	}
 	t.Client, t.Fake, t.fakeMetrics = env.Client, env.Fake, env.MetricsURL(component.FakeCloudName)
+	t.provisionerMetrics = env.MetricsURL(component.ProviderName)
+	if t.apiServer, err = newAPIServer(p.Kubeconfig()); err != nil {
+		return t, err
+	}
 	t.pidFiles = pidFiles(p, env.Cluster, component.FakeCloudName, component.ProviderName)
 	nodeClass := objects.NodeClass(NodePoolName)
 	if err := t.Client.Create(ctx, nodeClass); err != nil {

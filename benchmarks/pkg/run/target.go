@@ -49,6 +49,10 @@ type Target struct {
 	// baseline.
 	Fake        *admin.Client
 	fakeMetrics string
+	// provisionerMetrics is the provisioner's Prometheus endpoint; empty in calibration,
+	// which runs none.
+	provisionerMetrics string
+	apiServer          apiServer
 	// pids lists the files holding the pid of each measured process.
 	pidFiles map[string]string
 	paths    framework.Paths

@@ -98,57 +98,82 @@ func Step(limit float64, parts int) float64 {
 	return 10 * power
 }
 
+// Counts are events counted under two keys: CloudStack calls by command and answer code, API
+// requests by resource and verb, reconciles by controller and result.
+type Counts map[string]map[string]int
+
 // Calls are API calls by command and answer code ("200", "429", "533", ...), as the fake
 // cloud's /admin/calls reports them.
-type Calls map[string]map[string]int
+type Calls = Counts
 
-// ByCode sums the calls answered with code, whatever their command.
-func (c Calls) ByCode(code string) int {
+// Add counts n more events under first and second.
+func (c Counts) Add(first, second string, n int) {
+	if c[first] == nil {
+		c[first] = map[string]int{}
+	}
+	c[first][second] += n
+}
+
+// BySecond sums the events counted under second, whatever their first key: the calls
+// answered with a code, say.
+func (c Counts) BySecond(second string) int {
 	total := 0
-	for _, codes := range c {
-		total += codes[code]
+	for _, inner := range c {
+		total += inner[second]
 	}
 	return total
 }
 
-// Total sums every call.
-func (c Calls) Total() int {
+// Total sums every event.
+func (c Counts) Total() int {
 	total := 0
-	for _, codes := range c {
-		for _, n := range codes {
+	for _, inner := range c {
+		for _, n := range inner {
 			total += n
 		}
 	}
 	return total
 }
 
-// PerNode divides each command's calls, whatever their answer, by the nodes they served;
-// retries after 429s count, as they cost the cloud as much as the first attempt.
-func (c Calls) PerNode(nodes int) map[string]float64 {
+// PerNode divides the events under each first key, whatever their second, by the nodes they
+// served; retries after 429s count, as they cost the cloud as much as the first attempt.
+func (c Counts) PerNode(nodes int) map[string]float64 {
 	if nodes <= 0 {
 		return nil
 	}
 	out := make(map[string]float64, len(c))
-	for command, codes := range c {
+	for first, inner := range c {
 		n := 0
-		for _, v := range codes {
+		for _, v := range inner {
 			n += v
 		}
-		out[command] = float64(n) / float64(nodes)
+		out[first] = float64(n) / float64(nodes)
 	}
 	return out
 }
 
-// Sub is the calls made since before was read.
-func (c Calls) Sub(before Calls) Calls {
-	out := Calls{}
-	for command, codes := range c {
-		for code, n := range codes {
-			if d := n - before[command][code]; d > 0 {
-				if out[command] == nil {
-					out[command] = map[string]int{}
-				}
-				out[command][code] = d
+// PerNodeEach divides every count by the nodes they served, keeping both keys.
+func (c Counts) PerNodeEach(nodes int) map[string]map[string]float64 {
+	if nodes <= 0 {
+		return nil
+	}
+	out := make(map[string]map[string]float64, len(c))
+	for first, inner := range c {
+		out[first] = make(map[string]float64, len(inner))
+		for second, n := range inner {
+			out[first][second] = float64(n) / float64(nodes)
+		}
+	}
+	return out
+}
+
+// Sub is the events counted since before was read.
+func (c Counts) Sub(before Counts) Counts {
+	out := Counts{}
+	for first, inner := range c {
+		for second, n := range inner {
+			if d := n - before[first][second]; d > 0 {
+				out.Add(first, second, d)
 			}
 		}
 	}

@@ -65,8 +65,8 @@ func TestCallsPerNodeCountRetriesAndCodes(t *testing.T) {
 			t.Errorf("%s per node = %v, want %v", command, per[command], want)
 		}
 	}
-	if calls.ByCode("429") != 10 || calls.ByCode("533") != 2 || calls.Total() != 262 {
-		t.Errorf("429 %d, 533 %d, total %d", calls.ByCode("429"), calls.ByCode("533"), calls.Total())
+	if calls.BySecond("429") != 10 || calls.BySecond("533") != 2 || calls.Total() != 262 {
+		t.Errorf("429 %d, 533 %d, total %d", calls.BySecond("429"), calls.BySecond("533"), calls.Total())
 	}
 	if calls.PerNode(0) != nil {
 		t.Error("calls per node with no node should be nil, not a division by zero")
@@ -79,6 +79,20 @@ func TestSubKeepsOnlyNewCalls(t *testing.T) {
 	got := after.Sub(before)
 	if len(got) != 2 || got["destroyVirtualMachine"]["200"] != 5 || got["listVirtualMachines"]["429"] != 1 || len(got["listVirtualMachines"]) != 1 {
 		t.Errorf("Sub = %v", got)
+	}
+}
+
+func TestPerNodeEachKeepsBothKeys(t *testing.T) {
+	requests := Counts{}
+	requests.Add("nodeclaims.karpenter.sh/status", "PATCH", 30)
+	requests.Add("nodeclaims.karpenter.sh/status", "PATCH", 10)
+	requests.Add("secrets", "CREATE", 20)
+	per := requests.PerNodeEach(20)
+	if per["nodeclaims.karpenter.sh/status"]["PATCH"] != 2 || per["secrets"]["CREATE"] != 1 || len(per) != 2 {
+		t.Errorf("PerNodeEach = %v", per)
+	}
+	if requests.PerNodeEach(0) != nil {
+		t.Error("counts per node with no node should be nil")
 	}
 }
 

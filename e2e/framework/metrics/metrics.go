@@ -33,11 +33,17 @@ type Families map[string]*dto.MetricFamily
 
 // Scrape reads the text exposition at url.
 func Scrape(ctx context.Context, url string) (Families, error) {
+	return ScrapeWith(ctx, http.DefaultClient, url)
+}
+
+// ScrapeWith reads the text exposition at url through c, which carries any credentials the
+// endpoint needs, such as kube-apiserver's.
+func ScrapeWith(ctx context.Context, c *http.Client, url string) (Families, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("building scrape request, %w", err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("scraping %s, %w", url, err)
 	}
@@ -70,16 +76,23 @@ func (f Families) Sum(name string, labels map[string]string) float64 {
 // SumWhere adds up the series of the named metric whose labels satisfy keep.
 func (f Families) SumWhere(name string, keep func(labels map[string]string) bool) float64 {
 	total := 0.0
+	f.Each(name, func(labels map[string]string, v float64) {
+		if keep(labels) {
+			total += v
+		}
+	})
+	return total
+}
+
+// Each calls fn with the labels and value of every series of the named metric.
+func (f Families) Each(name string, fn func(labels map[string]string, value float64)) {
 	for _, m := range f[name].GetMetric() {
 		labels := make(map[string]string, len(m.GetLabel()))
 		for _, l := range m.GetLabel() {
 			labels[l.GetName()] = l.GetValue()
 		}
-		if keep(labels) {
-			total += value(m)
-		}
+		fn(labels, value(m))
 	}
-	return total
 }
 
 func value(m *dto.Metric) float64 {

@@ -118,7 +118,7 @@ func (c *CloudProvider) Get(ctx context.Context, providerID string) (*karpv1.Nod
 	if err != nil {
 		return nil, fmt.Errorf("getting instance, %w", err)
 	}
-	return c.resolvedNodeClaim(ctx, in), nil
+	return c.resolvedNodeClaim(in, c.typesOf(ctx)), nil
 }
 
 func (c *CloudProvider) List(ctx context.Context) ([]*karpv1.NodeClaim, error) {
@@ -126,7 +126,8 @@ func (c *CloudProvider) List(ctx context.Context) ([]*karpv1.NodeClaim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing instances, %w", err)
 	}
-	return lo.Map(instances, func(in *instance.Instance, _ int) *karpv1.NodeClaim { return c.resolvedNodeClaim(ctx, in) }), nil
+	typesOf := memoised(c.typesOf(ctx))
+	return lo.Map(instances, func(in *instance.Instance, _ int) *karpv1.NodeClaim { return c.resolvedNodeClaim(in, typesOf) }), nil
 }
 
 func (c *CloudProvider) Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {

@@ -58,19 +58,52 @@ func (c *CloudProvider) toNodeClaim(in *instance.Instance, it *cloudprovider.Ins
 	return nc
 }
 
+// typesOf are the instance types of the named NodeClass; false when it is gone or its types
+// cannot be listed.
+type typesOf func(nodeClass string) ([]*cloudprovider.InstanceType, bool)
+
+func (c *CloudProvider) typesOf(ctx context.Context) typesOf {
+	return func(name string) ([]*cloudprovider.InstanceType, bool) {
+		nodeClass := &v1.CloudStackNodeClass{}
+		if c.kubeClient.Get(ctx, client.ObjectKey{Name: name}, nodeClass) != nil {
+			return nil, false
+		}
+		types, err := c.instanceTypes.List(ctx, nodeClass)
+		return types, err == nil
+	}
+}
+
+// memoised answers each NodeClass once: List resolves thousands of VMs of a few NodeClasses,
+// and every cached read of a NodeClass copies its whole status.
+func memoised(of typesOf) typesOf {
+	type answer struct {
+		types []*cloudprovider.InstanceType
+		ok    bool
+	}
+	seen := map[string]answer{}
+	return func(name string) ([]*cloudprovider.InstanceType, bool) {
+		a, found := seen[name]
+		if !found {
+			a.types, a.ok = of(name)
+			seen[name] = a
+		}
+		return a.types, a.ok
+	}
+}
+
 // resolvedNodeClaim is toNodeClaim for Get and List: the NodeClass named in the VM's tags gives
 // the instance type; without it the NodeClaim carries the zone and capacity type only.
-func (c *CloudProvider) resolvedNodeClaim(ctx context.Context, in *instance.Instance) *karpv1.NodeClaim {
+func (c *CloudProvider) resolvedNodeClaim(in *instance.Instance, typesOf typesOf) *karpv1.NodeClaim {
 	labels := map[string]string{
 		corev1.LabelTopologyZone:    in.ZoneName,
 		karpv1.CapacityTypeLabelKey: karpv1.CapacityTypeOnDemand,
 	}
-	nodeClass := &v1.CloudStackNodeClass{}
-	if name, ok := in.Tags[v1.TagNodeClass]; !ok || c.kubeClient.Get(ctx, client.ObjectKey{Name: name}, nodeClass) != nil {
+	name, ok := in.Tags[v1.TagNodeClass]
+	if !ok {
 		return c.toNodeClaim(in, nil, labels)
 	}
-	types, err := c.instanceTypes.List(ctx, nodeClass)
-	if err != nil {
+	types, ok := typesOf(name)
+	if !ok {
 		return c.toNodeClaim(in, nil, labels)
 	}
 	it, ok := instancetype.Find(types, in.OfferingID, in.CPU, in.MemoryMiB)

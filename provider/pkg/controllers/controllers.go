@@ -39,7 +39,7 @@ func NewControllers(_ context.Context, kubeClient, uncachedClient client.Client,
 	launchFailures *launchfailure.Queue) []controller.Controller {
 	return []controller.Controller{
 		nodeclass.NewController(kubeClient, recorder, nodeClassProviders),
-		bootstraptoken.NewController(uncachedClient, clk),
+		bootstraptoken.NewController(kubeClient, uncachedClient, clk),
 		garbagecollection.NewController(kubeClient, clk, instances, launchFailures),
 		launchfailure.NewController(kubeClient, recorder, launchFailures),
 		pricing.NewController(pricingProvider),

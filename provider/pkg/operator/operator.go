@@ -90,6 +90,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	launchFailures := launchfailure.NewQueue()
 	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, NodeClasses: instance.NodeClassScopes{Reader: op.GetClient()}},
 		watcher, unavailable, userData, affinityGroups, launchFailures, pkgcache.NewInstances())
+	lo.Must0(op.Manager.Add(instances))
 
 	return ctx, &Operator{
 		Operator:             op,

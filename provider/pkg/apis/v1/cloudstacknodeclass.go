@@ -227,7 +227,8 @@ type Bootstrap struct {
 	// +kubebuilder:default=kubeadm
 	// +optional
 	Mode BootstrapMode `json:"mode,omitempty"`
-	// Template is a Go text/template rendered with the node's join data (mode template).
+	// Template is rendered with the node's join data (mode template) in the part of Go's
+	// text/template language userdata needs: fields, range, if, with, else, end, comments.
 	// +kubebuilder:validation:MaxLength=65536
 	// +optional
 	Template string `json:"template,omitempty"`

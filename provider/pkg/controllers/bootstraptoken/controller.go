@@ -46,19 +46,26 @@ const sweepInterval = time.Minute
 
 // Controller sweeps the provider's bootstrap token Secrets.
 type Controller struct {
+	// kubeClient reads NodeClaims from the manager's cache. A token is minted by a launch,
+	// which core starts once that cache holds its NodeClaim, so the cache never misses the
+	// NodeClaim of an existing token; a sweep of thousands of tokens then costs no request
+	// per token.
 	kubeClient client.Client
-	clock      clock.Clock
+	// secrets lists and deletes the token Secrets without a cluster-wide Secret informer.
+	secrets client.Client
+	clock   clock.Clock
 }
 
-// NewController builds the bootstrap token controller.
-func NewController(kubeClient client.Client, clk clock.Clock) *Controller {
-	return &Controller{kubeClient: kubeClient, clock: clk}
+// NewController builds the bootstrap token controller: kubeClient the cached client, secrets
+// the uncached one.
+func NewController(kubeClient, secrets client.Client, clk clock.Clock) *Controller {
+	return &Controller{kubeClient: kubeClient, secrets: secrets, clock: clk}
 }
 
 // Reconcile deletes every token Secret that no longer serves a pending registration.
 func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
 	secrets := &corev1.SecretList{}
-	if err := c.kubeClient.List(ctx, secrets, client.InNamespace(bootstrap.TokenNamespace), client.HasLabels{bootstrap.LabelNodeClaim}); err != nil {
+	if err := c.secrets.List(ctx, secrets, client.InNamespace(bootstrap.TokenNamespace), client.HasLabels{bootstrap.LabelNodeClaim}); err != nil {
 		return reconciler.Result{}, fmt.Errorf("listing bootstrap tokens, %w", err)
 	}
 	var errs []error
@@ -70,7 +77,7 @@ func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
 			continue
 		}
 		if done {
-			if err := c.kubeClient.Delete(ctx, secret); client.IgnoreNotFound(err) != nil {
+			if err := c.secrets.Delete(ctx, secret); client.IgnoreNotFound(err) != nil {
 				errs = append(errs, fmt.Errorf("deleting bootstrap token %s, %w", secret.Name, err))
 			}
 		}

@@ -60,7 +60,7 @@ var _ = AfterSuite(func() {
 
 var _ = BeforeEach(func() {
 	clk = clocktesting.NewFakeClock(time.Now())
-	controller = bootstraptoken.NewController(env.Client, clk)
+	controller = bootstraptoken.NewController(env.Client, env.Client, clk)
 	userData = bootstrap.NewDefaultProvider(env.Client, env.Config, clk, cache.New(bootstrap.ClusterCacheTTL, bootstrap.ClusterCacheTTL), "")
 })
 

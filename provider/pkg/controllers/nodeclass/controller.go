@@ -212,9 +212,11 @@ func (c *Controller) Register(_ context.Context, m manager.Manager) error {
 			UpdateFunc:  func(event.UpdateEvent) bool { return false },
 			GenericFunc: func(event.GenericEvent) bool { return false },
 		})).
+		// A NodePool matters when it comes, goes or changes its spec; core rewrites its status
+		// (resources, conditions) with every node of a scale-up.
 		Watches(&karpv1.NodePool{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			return requestFor(o.(*karpv1.NodePool).Spec.Template.Spec.NodeClassRef)
-		})).
+		}), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 10}).
 		Complete(reconcile.AsReconciler(m.GetClient(), c))
 }

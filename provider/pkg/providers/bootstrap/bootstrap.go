@@ -22,6 +22,7 @@ package bootstrap
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/patrickmn/go-cache"
@@ -60,8 +61,11 @@ type DefaultProvider struct {
 	kubeClient        client.Client
 	restConfig        *rest.Config
 	clock             clock.Clock
-	cluster           *cache.Cache
 	apiServerEndpoint string
+	// discovering serialises misses of cluster: a burst of launches would otherwise all find
+	// it empty and each read the CA and the endpoint.
+	discovering sync.Mutex
+	cluster     *cache.Cache
 }
 
 // NewDefaultProvider builds the bootstrap provider. restConfig is the provider's own client
@@ -106,7 +110,7 @@ func (p *DefaultProvider) data(ctx context.Context, nodeClass *v1.CloudStackNode
 	if err != nil {
 		return nil, err
 	}
-	hashes, err := cached(p.cluster, cacheKeyCAHashes, func() ([]string, error) { return caCertHashes(ctx, p.kubeClient, p.restConfig) })
+	hashes, err := cached(p, cacheKeyCAHashes, func() ([]string, error) { return caCertHashes(ctx, p.kubeClient, p.restConfig) })
 	if err != nil {
 		return nil, err
 	}
@@ -137,10 +141,16 @@ func (p *DefaultProvider) endpoint(ctx context.Context, nodeClass *v1.CloudStack
 	if p.apiServerEndpoint != "" {
 		return p.apiServerEndpoint, nil
 	}
-	return cached(p.cluster, cacheKeyEndpoint, func() (string, error) { return apiServerEndpoint(ctx, p.kubeClient, p.restConfig) })
+	return cached(p, cacheKeyEndpoint, func() (string, error) { return apiServerEndpoint(ctx, p.kubeClient, p.restConfig) })
 }
 
-func cached[T any](c *cache.Cache, key string, get func() (T, error)) (T, error) {
+func cached[T any](p *DefaultProvider, key string, get func() (T, error)) (T, error) {
+	c := p.cluster
+	if v, ok := c.Get(key); ok {
+		return v.(T), nil
+	}
+	p.discovering.Lock()
+	defer p.discovering.Unlock()
 	if v, ok := c.Get(key); ok {
 		return v.(T), nil
 	}

@@ -19,6 +19,7 @@ package bootstrap
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
@@ -26,6 +27,7 @@ import (
 	"encoding/pem"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -50,6 +52,39 @@ import (
 var gpLarge = corev1.ResourceList{
 	corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"),
 	corev1.ResourcePods: resource.MustParse("110"), corev1.ResourceEphemeralStorage: resource.MustParse("20Gi"),
+}
+
+// countingClient counts the requests a client sends by verb.
+type countingClient struct {
+	client.Client
+	mu       sync.Mutex
+	requests map[string]int
+}
+
+func (c *countingClient) count(verb string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.requests[verb]++
+}
+
+func (c *countingClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.count("get")
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *countingClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	c.count("list")
+	return c.Client.List(ctx, list, opts...)
+}
+
+func (c *countingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	c.count("create")
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+func (c *countingClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	c.count("delete")
+	return c.Client.Delete(ctx, obj, opts...)
 }
 
 // decode reverses encode, inflating gzip as cloud-init does.
@@ -121,6 +156,37 @@ var _ = Describe("UserData", func() {
 		renewed := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
 		Expect(renewed).ToNot(Equal(first))
 		Expect(tokenSecrets()).To(HaveLen(1))
+	})
+	It("mints a launch's token in one request once the cluster's CA and endpoint are known", func() {
+		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
+		provider = NewDefaultProvider(counting, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
+		other := coretest.NodeClaim()
+		ExpectApplied(ctx, env.Client, other)
+		lo.Must(provider.UserData(ctx, nodeClass, other, gpLarge, nil))
+		clear(counting.requests)
+		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		Expect(counting.requests).To(Equal(map[string]int{"create": 1}))
+		clear(counting.requests)
+		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		Expect(counting.requests).To(Equal(map[string]int{"create": 1, "get": 1}), "a retried launch finds its token")
+	})
+	It("reads the cluster's CA and endpoint once for a burst of launches", func() {
+		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
+		provider = NewDefaultProvider(counting, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
+		claims := make([]*karpv1.NodeClaim, 8)
+		for i := range claims {
+			claims[i] = coretest.NodeClaim()
+			ExpectApplied(ctx, env.Client, claims[i])
+		}
+		var wg sync.WaitGroup
+		for _, nc := range claims {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				lo.Must(provider.UserData(ctx, nodeClass, nc, gpLarge, nil))
+			})
+		}
+		wg.Wait()
+		Expect(counting.requests).To(Equal(map[string]int{"get": 1, "list": 1, "create": len(claims)}), "one CA read, one endpoint listing, a token each")
 	})
 	It("pins the cluster CA's public key", func() {
 		block, _ := pem.Decode(env.Config.CAData)

@@ -32,9 +32,10 @@ import (
 // uuid from the metadata service, since the uuid is unknown until deployVirtualMachine returns.
 const ProviderID = "external-cloudstack://{{ ds.meta_data.instance_id }}"
 
-// Data is what both bootstrap modes render. In template mode spec.bootstrap.template is a Go
-// text/template executed with a *Data; provider/docs/nodeclass.md shows the examples the tests
-// hand to cloud-init and kubeadm. A template that leaves out the labels, the taints or the
+// Data is what both bootstrap modes render. In template mode spec.bootstrap.template is
+// executed with a *Data in the part of Go's text/template language that package gotmpl
+// takes; provider/docs/nodeclass.md shows the examples the tests hand to cloud-init and
+// kubeadm. A template that leaves out the labels, the taints or the
 // providerID produces nodes that never register with Karpenter, and one without the
 // "## template: jinja" header registers them without the VM's uuid.
 type Data struct {
@@ -66,6 +67,14 @@ type Data struct {
 type Arg struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+}
+
+// TemplateField lets templates read KubeletFlags like a field, as {{ .KubeletFlags }}.
+func (d *Data) TemplateField(name string) (any, bool) {
+	if name == "KubeletFlags" {
+		return d.KubeletFlags(), true
+	}
+	return nil, false
 }
 
 // KubeletFlags joins KubeletArgs as a kubelet command line.

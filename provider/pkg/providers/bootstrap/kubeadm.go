@@ -20,37 +20,38 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"text/template"
 
 	"github.com/samber/lo"
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap/internal/gotmpl"
 )
 
 // joinConfigPath is written by cloud-init and read by kubeadm join; it holds the token.
 const joinConfigPath = "/run/karpenter/kubeadm-join.yaml"
 
-// kubeadmCloudConfig joins the node with kubeadm. The jinja header makes cloud-init substitute
-// the instance id into the providerID; merge_how appends our lists to those of a user
-// cloud-config part instead of replacing them.
-var kubeadmCloudConfig = template.Must(template.New("kubeadm").Parse(`## template: jinja
+// kubeadmCloudConfig joins the node with kubeadm; the three %s are the node name, the
+// JoinConfiguration indented into its block scalar and its path. The jinja header makes
+// cloud-init substitute the instance id into the providerID; merge_how appends our lists to
+// those of a user cloud-config part instead of replacing them.
+const kubeadmCloudConfig = `## template: jinja
 #cloud-config
 merge_how:
 - name: list
   settings: [append]
 - name: dict
   settings: [no_replace, recurse_list]
-hostname: {{ .NodeName }}
+hostname: %[1]s
 write_files:
-- path: {{ .Path }}
+- path: %[3]s
   owner: root:root
   permissions: "0600"
   content: |
-{{ .JoinConfiguration }}
+%[2]s
 runcmd:
-- [kubeadm, join, --config, {{ .Path }}]
-`))
+- [kubeadm, join, --config, %[3]s]
+`
 
 // joinConfiguration is kubeadm's JoinConfiguration, the fields the provider sets. Its
 // kubeletExtraArgs are a list of {name, value} in v1beta4 and a map in v1beta3.
@@ -87,16 +88,7 @@ func renderKubeadm(d *Data, version v1.KubeadmConfigVersion) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encoding the kubeadm JoinConfiguration, %w", err)
 	}
-	var out bytes.Buffer
-	err = kubeadmCloudConfig.Execute(&out, map[string]string{
-		"NodeName":          d.NodeName,
-		"Path":              joinConfigPath,
-		"JoinConfiguration": indent(string(doc), "    "),
-	})
-	if err != nil {
-		return "", fmt.Errorf("rendering the kubeadm cloud-config, %w", err)
-	}
-	return out.String(), nil
+	return fmt.Sprintf(kubeadmCloudConfig, d.NodeName, indent(string(doc), "    "), joinConfigPath), nil
 }
 
 // indent nests a YAML document inside a block scalar.
@@ -107,7 +99,7 @@ func indent(doc, prefix string) string {
 
 // renderTemplate executes spec.bootstrap.template with d.
 func renderTemplate(text string, d *Data) (string, error) {
-	t, err := template.New("spec.bootstrap.template").Parse(text)
+	t, err := gotmpl.Parse(text)
 	if err != nil {
 		return "", fmt.Errorf("parsing spec.bootstrap.template, %w", err)
 	}

@@ -62,22 +62,31 @@ const (
 
 // tokenFor returns id.secret of the NodeClaim's bootstrap token, minting one when none is
 // valid for long enough. The id derives from the NodeClaim's uid, so a retried launch finds
-// its token without listing Secrets.
+// its token without listing Secrets. The create comes first: a launch's first attempt, nearly
+// every one, then costs a single request.
 func tokenFor(ctx context.Context, kubeClient client.Client, clk clock.Clock, nodeClaim *karpv1.NodeClaim) (string, error) {
 	id := tokenID(nodeClaim)
 	key := client.ObjectKey{Namespace: TokenNamespace, Name: "bootstrap-token-" + id}
+	token, err := mintToken(ctx, kubeClient, clk, key, id, nodeClaim)
+	if !errors.IsAlreadyExists(err) {
+		return token, err
+	}
 	existing := &corev1.Secret{}
-	err := kubeClient.Get(ctx, key, existing)
-	switch {
-	case err == nil && expiresAfter(existing, clk.Now().Add(tokenReuseMargin)):
-		return id + "." + string(existing.Data[KeyTokenSecret]), nil
-	case err == nil:
-		if err := kubeClient.Delete(ctx, existing); client.IgnoreNotFound(err) != nil {
-			return "", fmt.Errorf("deleting bootstrap token %s before renewing it, %w", id, err)
-		}
-	case !errors.IsNotFound(err):
+	if err := kubeClient.Get(ctx, key, existing); err != nil {
 		return "", fmt.Errorf("getting bootstrap token %s, %w", id, err)
 	}
+	if expiresAfter(existing, clk.Now().Add(tokenReuseMargin)) {
+		return id + "." + string(existing.Data[KeyTokenSecret]), nil
+	}
+	if err := kubeClient.Delete(ctx, existing); client.IgnoreNotFound(err) != nil {
+		return "", fmt.Errorf("deleting bootstrap token %s before renewing it, %w", id, err)
+	}
+	return mintToken(ctx, kubeClient, clk, key, id, nodeClaim)
+}
+
+// mintToken creates a token Secret with a new secret; the error wraps AlreadyExists when the
+// NodeClaim has one.
+func mintToken(ctx context.Context, kubeClient client.Client, clk clock.Clock, key client.ObjectKey, id string, nodeClaim *karpv1.NodeClaim) (string, error) {
 	secret, err := randomString(16)
 	if err != nil {
 		return "", err

@@ -55,12 +55,14 @@ type Launch struct {
 // deploy request, deploys, tags, remembers the VM and leaves the jobs to a watch in the
 // background. A VM a crashed predecessor deployed for the NodeClaim is adopted instead.
 func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
-	existing, err := p.lookups.Do(ctx, vmByName{scope: resources.Scope(nodeClass), name: nodeClaim.Name})
-	if err != nil {
-		return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
-	}
-	if existing != nil {
-		return p.adopt(nodeClass, existing, instanceTypes), nil
+	if p.predecessors.mayHaveDeployed(nodeClaim) {
+		existing, err := p.lookups.Do(ctx, vmByName{scope: resources.Scope(nodeClass), name: nodeClaim.Name})
+		if err != nil {
+			return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
+		}
+		if existing != nil {
+			return p.adopt(nodeClass, existing, instanceTypes), nil
+		}
 	}
 	c, err := p.choose(nodeClass, nodeClaim, instanceTypes)
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
@@ -260,6 +261,40 @@ func TestCreateAdoptsTheVMOfACrashedLaunch(t *testing.T) {
 	}
 	if n := len(e.api.Calls("deployVirtualMachine")); n != 1 || launch.InstanceType.Name != "gplarge" {
 		t.Fatalf("a second Create deployed again (%d deploys) or lost the instance type", n)
+	}
+}
+
+// Once this process launches, a NodeClaim created since cannot have a predecessor's VM: its
+// first launch lists no VMs; its retry, and a NodeClaim from before, still look.
+func TestOnlyLaunchesThatMayHaveAPredecessorLookForOne(t *testing.T) {
+	e := newEnv(t)
+	started, stop := context.WithCancel(context.Background())
+	stop()
+	if err := e.provider.Start(started); err != nil {
+		t.Fatal(err)
+	}
+	lookups := func() int { return len(e.api.Calls("listVirtualMachines")) }
+	fresh := nodeClaim("node-fresh", "gplarge")
+	fresh.CreationTimestamp = metav1.NewTime(e.clk.Now().Add(2 * time.Minute))
+	first, err := e.create(t, fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := lookups(); n != 0 {
+		t.Fatalf("a NodeClaim created after the process took over looked for a predecessor's VM (%d listings)", n)
+	}
+	again, err := e.create(t, fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lookups() != 1 || again.Instance.ID != first.Instance.ID || len(e.api.Calls("deployVirtualMachine")) != 1 {
+		t.Fatalf("a retried launch made %d listings and launched %s, want one listing and VM %s adopted", lookups(), again.Instance.ID, first.Instance.ID)
+	}
+	if _, err := e.create(t, nodeClaim("node-before", "gplarge")); err != nil {
+		t.Fatal(err)
+	}
+	if lookups() != 2 {
+		t.Fatalf("a NodeClaim created before the process took over made %d listings in all, want it to look", lookups())
 	}
 }
 

@@ -146,30 +146,31 @@ func (n NodeClassScopes) Scopes(ctx context.Context) ([]csapi.Scope, error) {
 
 // DefaultProvider implements Provider over the CloudStack API.
 type DefaultProvider struct {
-	api         csapi.API
-	clock       clock.Clock
-	opts        Options
-	watcher     *Watcher
-	unavailable *cache.UnavailableOfferings
-	userData    UserDataProvider
-	affinity    AffinityGroupProvider
-	failures    FailureReporter
-	lookups     *batcher.Batcher[csapi.Scope, vmByName, *cloudstack.VirtualMachine]
-	gets        *batcher.Batcher[csapi.Scope, vmByID, *cloudstack.VirtualMachine]
-	tags        *batcher.Batcher[tagBatch, tagRequest, string]
-	expunge     *capabilityCache
+	api          csapi.API
+	clock        clock.Clock
+	opts         Options
+	watcher      *Watcher
+	unavailable  *cache.UnavailableOfferings
+	userData     UserDataProvider
+	affinity     AffinityGroupProvider
+	failures     FailureReporter
+	predecessors *predecessors
+	lookups      *batcher.Batcher[csapi.Scope, vmByName, *cloudstack.VirtualMachine]
+	gets         *batcher.Batcher[csapi.Scope, vmByID, *cloudstack.VirtualMachine]
+	tags         *batcher.Batcher[tagBatch, tagRequest, string]
+	expunge      *capabilityCache
 	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
 	seen       *gocache.Cache
 	destroying destroyJobs
 }
 
-// NewDefaultProvider wires the instance provider; watcher must be started by the caller,
+// NewDefaultProvider wires the instance provider; it and watcher must be started by the caller,
 // failures must be drained (the launchfailure controller) and instances must serve this
 // provider alone.
 func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *Watcher, unavailable *cache.UnavailableOfferings,
 	userData UserDataProvider, affinity AffinityGroupProvider, failures FailureReporter, instances *gocache.Cache) *DefaultProvider {
 	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, unavailable: unavailable, userData: userData, affinity: affinity,
-		failures: failures, seen: instances}
+		failures: failures, seen: instances, predecessors: newPredecessors()}
 	p.lookups = batcher.New(clk, batcher.Options[csapi.Scope, vmByName, *cloudstack.VirtualMachine]{
 		Window: launchWindow, MaxItems: lookupBatch, Key: vmByName.batch, Exec: p.lookupByName,
 	})

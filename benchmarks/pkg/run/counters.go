@@ -1,0 +1,121 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package run
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/metrics"
+)
+
+// counters are the running totals a run takes the difference of: CloudStack calls, the API
+// server's requests and the provisioner's reconciles and own API requests.
+type counters struct {
+	calls stats.Counts
+	// requests are kube-apiserver's apiserver_request_total by resource and verb.
+	requests stats.Counts
+	// reconciles are the provisioner's controller_runtime_reconcile_total by controller and
+	// result.
+	reconciles stats.Counts
+	// providerRequests are the provisioner's own requests by resource and verb, from the
+	// client-go metrics Karpenter registers (client_go_request_duration_seconds' counts).
+	providerRequests stats.Counts
+}
+
+// apiServer reads kube-apiserver's own metrics, with the kubeconfig's credentials.
+type apiServer struct {
+	client *http.Client
+	url    string
+}
+
+func newAPIServer(kubeconfig string) (apiServer, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return apiServer{}, fmt.Errorf("loading %s, %w", kubeconfig, err)
+	}
+	c, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return apiServer{}, fmt.Errorf("building a client of the API server, %w", err)
+	}
+	return apiServer{client: c, url: strings.TrimSuffix(cfg.Host, "/") + "/metrics"}, nil
+}
+
+// counters reads every running total now.
+func (t *Target) counters(ctx context.Context) (counters, error) {
+	var c counters
+	var err error
+	if c.calls, err = t.Calls(ctx); err != nil {
+		return c, err
+	}
+	server, err := metrics.ScrapeWith(ctx, t.apiServer.client, t.apiServer.url)
+	if err != nil {
+		return c, fmt.Errorf("reading the API server's metrics, %w", err)
+	}
+	c.requests = countBy(server, "apiserver_request_total", func(l map[string]string) (string, string) {
+		return resourceKey(l["resource"], l["group"], l["subresource"]), l["verb"]
+	})
+	if t.provisionerMetrics == "" {
+		return c, nil
+	}
+	provisioner, err := metrics.Scrape(ctx, t.provisionerMetrics)
+	if err != nil {
+		return c, fmt.Errorf("reading the provisioner's metrics, %w", err)
+	}
+	c.reconciles = countBy(provisioner, "controller_runtime_reconcile_total", func(l map[string]string) (string, string) {
+		return l["controller"], l["result"]
+	})
+	// Karpenter's client-go metrics call the resource "kind"; its values are resources
+	// (nodeclaims), as the API server's are.
+	c.providerRequests = countBy(provisioner, "client_go_request_duration_seconds", func(l map[string]string) (string, string) {
+		return resourceKey(l["kind"], l["group"], l["subresource"]), l["verb"]
+	})
+	return c, nil
+}
+
+// countBy turns the series of the named counter into counts under the two keys keys picks
+// from their labels; series with the same keys add up.
+func countBy(f metrics.Families, name string, keys func(labels map[string]string) (string, string)) stats.Counts {
+	out := stats.Counts{}
+	f.Each(name, func(labels map[string]string, v float64) {
+		first, second := keys(labels)
+		out.Add(first, second, int(v))
+	})
+	return out
+}
+
+// resourceKey names a request's resource as kubectl would, resource.group/subresource
+// (nodeclaims.karpenter.sh/status, pods/binding); requests for no resource, such as /metrics
+// or /readyz, are "(no resource)".
+func resourceKey(resource, group, subresource string) string {
+	if resource == "" {
+		return "(no resource)"
+	}
+	if group != "" {
+		resource += "." + group
+	}
+	if subresource != "" {
+		resource += "/" + subresource
+	}
+	return resource
+}
