@@ -121,6 +121,32 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 20
 	$(BENCH_SCALE) -scenario S4 -nodes 1000 -timeout 15m
 	$(BENCH_SCALE) -scenario S5 -nodes 1000 -baseline -timeout 15m
 
+## ---- kind ------------------------------------------------------------------------------------
+
+# A kind cluster built without any registry (tools/kind/README.md): the node image and every
+# image it runs come from Debian packages, the Go module proxy and this repository. Not part of
+# `make test`. Everything generated lives in .kind/ (git-ignored).
+KIND_IMAGE_BINARIES := $(KUBEADM) $(KUBECTL) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) \
+	$(ETCD) $(KIND_NODE_TOOLS) $(KWOK) $(KARPENTER_KWOK) $(KIND) $(BIN)/capshim $(BIN)/pause
+
+# capshim runs on the host and in the node, pause in an image FROM scratch: both static.
+$(BIN)/capshim $(BIN)/pause: $(BIN)/%: $(wildcard tools/cmd/*/*.go)
+	cd tools && GOWORK=off CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $@ ./cmd/$*
+
+.PHONY: kind-image
+kind-image: $(KIND_IMAGE_BINARIES) ## Build the kind node image and the images it runs, from no registry (cached)
+	@tools/kind/docker.sh up
+	@tools/kind/node-image.sh
+	@tools/kind/app-images.sh
+
+.PHONY: kind-up
+kind-up: kind-image ## Start docker if needed and a kind cluster with kwok in it; kubeconfig in .kind/kubeconfig
+	@tools/kind/cluster.sh up
+
+.PHONY: kind-down
+kind-down: ## Delete the kind cluster and stop the dockerd kind-up started
+	@tools/kind/cluster.sh down
+
 ## ---- local environment ---------------------------------------------------------------------
 
 .PHONY: up
