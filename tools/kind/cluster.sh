@@ -14,20 +14,53 @@ KUBECTL=$BIN/kubectl
 
 cluster_exists() { "$KIND" get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; }
 
-# The kind cluster configuration: no default CNI (the node image brings a one-node bridge),
-# and a kubelet that runs on cgroup v1 hosts too (1.36 refuses them by default).
+# The kind cluster configuration: no default CNI (the node image brings a one-node bridge), a
+# kubelet that runs on cgroup v1 hosts too (1.36 refuses them by default), and the API
+# server's audit log, with the e2e framework's policy, in .kind/audit on the host: suites that
+# check the provider's identity read it there.
 cluster_config() {
 	cat <<-EOF
 		kind: Cluster
 		apiVersion: kind.x-k8s.io/v1alpha4
 		networking:
 		  disableDefaultCNI: true
+		nodes:
+		  - role: control-plane
+		    extraMounts:
+		      - hostPath: $ROOT/e2e/framework/audit/policy.yaml
+		        containerPath: /etc/kubernetes/audit/policy.yaml
+		        readOnly: true
+		      - hostPath: $STATE/audit
+		        containerPath: /var/log/kubernetes/audit
 		kubeadmConfigPatches:
 		  - |
 		    kind: KubeletConfiguration
 		    failCgroupV1: false
+		  - |
+		    kind: ClusterConfiguration
+		    apiServer:
+		      extraArgs:
+		        - name: audit-policy-file
+		          value: /etc/kubernetes/audit/policy.yaml
+		        - name: audit-log-path
+		          value: /var/log/kubernetes/audit/audit.log
+		      extraVolumes:
+		        - name: audit-policy
+		          hostPath: /etc/kubernetes/audit/policy.yaml
+		          mountPath: /etc/kubernetes/audit/policy.yaml
+		          readOnly: true
+		          pathType: File
+		        - name: audit-log
+		          hostPath: /var/log/kubernetes/audit
+		          mountPath: /var/log/kubernetes/audit
+		          pathType: DirectoryOrCreate
 	EOF
 }
+
+# The one real node runs only the cluster's own pods: the tests' workloads must wait for
+# Karpenter's nodes, as in a cluster where every other node is Karpenter's. CriticalAddonsOnly
+# is what the provider's chart and CoreDNS already tolerate.
+SYSTEM_TAINT=CriticalAddonsOnly=true:NoSchedule
 
 install_kwok() {
 	local dir version
@@ -44,6 +77,12 @@ install_kwok() {
 		images:
 		  - name: registry.k8s.io/kwok/kwok
 		    newTag: $version
+		patches:
+		  - target: {kind: Deployment, name: kwok-controller}
+		    patch: |
+		      - op: add
+		        path: /spec/template/spec/tolerations
+		        value: [{key: CriticalAddonsOnly, operator: Exists}]
 	EOF
 	step "installing kwok $version in the cluster"
 	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" kustomize "$STATE/kwok" >"$STATE/kwok/kwok.yaml"
@@ -64,8 +103,10 @@ up() {
 		"$KIND" export kubeconfig --name "$CLUSTER_NAME" --kubeconfig "$KUBECONFIG_PATH" >/dev/null 2>&1
 	else
 		step "creating cluster $CLUSTER_NAME from $image"
+		mkdir -p "$STATE/audit"
 		cluster_config | "$KIND" create cluster --name "$CLUSTER_NAME" --image "$image" \
 			--kubeconfig "$KUBECONFIG_PATH" --config - --wait 2m
+		"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" taint nodes --all "$SYSTEM_TAINT" >/dev/null
 	fi
 	# kind waits for the node only; suites rely on DNS.
 	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n kube-system rollout status deployment/coredns --timeout 120s >/dev/null
