@@ -126,8 +126,13 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 20
 # A kind cluster built without any registry (tools/kind/README.md): the node image and every
 # image it runs come from Debian packages, the Go module proxy and this repository. Not part of
 # `make test`. Everything generated lives in .kind/ (git-ignored).
-KIND_IMAGE_BINARIES := $(KUBEADM) $(KUBECTL) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) \
-	$(ETCD) $(KIND_NODE_TOOLS) $(KWOK) $(KARPENTER_KWOK) $(KIND) $(BIN)/capshim $(BIN)/pause
+# KIND_NODE_IMAGE=kindest/node:<version> pulls kind's own node image instead (where a registry
+# is reachable), and needs none of the node's binaries.
+KIND_IMAGE_BINARIES := $(KUBECTL) $(KWOK) $(KARPENTER_KWOK) $(KIND) $(BIN)/capshim
+ifeq ($(KIND_NODE_IMAGE),)
+KIND_IMAGE_BINARIES += $(KUBEADM) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) \
+	$(KIND_NODE_TOOLS) $(BIN)/pause
+endif
 
 # capshim runs on the host and in the node, pause in an image FROM scratch: both static.
 $(BIN)/capshim $(BIN)/pause: $(BIN)/%: $(wildcard tools/cmd/*/*.go)

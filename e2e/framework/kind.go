@@ -21,7 +21,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -142,6 +144,26 @@ func (e *Environment) portForwards() []component.Component {
 				"metrics": {Local: e.MetricsPort, Remote: 8080},
 				"health":  {Local: e.HealthPort, Remote: 8081},
 			}, "/readyz"),
+	}
+}
+
+// podLogPaths are the logs of the in-cluster fake and provider, as savePodLogs writes them.
+func (e *Environment) podLogPaths() []string {
+	return []string{e.LogPath(fakeRelease + "-pods"), e.LogPath(providerRelease + "-pods")}
+}
+
+// savePodLogs writes the last lines of the fake's and the provider's pods into the run's
+// logs, for the failure report; a failure to read them is written in their place.
+func (e *Environment) savePodLogs(ctx context.Context, lines int) {
+	for release, namespace := range map[string]string{fakeRelease: fakeNamespace, providerRelease: providerNamespace} {
+		out, err := exec.CommandContext(ctx, e.Bin("kubectl"), "--kubeconfig", e.Kubeconfig(), "--namespace", namespace,
+			"logs", "--selector", "app.kubernetes.io/instance="+release, "--all-containers", "--prefix",
+			"--tail", strconv.Itoa(lines)).CombinedOutput()
+		if err != nil {
+			out = fmt.Appendf(out, "\nreading the pods' logs, %v\n", err)
+		}
+		_ = os.MkdirAll(filepath.Dir(e.LogPath(release+"-pods")), 0o755)
+		_ = os.WriteFile(e.LogPath(release+"-pods"), out, 0o644)
 	}
 }
 

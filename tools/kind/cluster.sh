@@ -14,8 +14,8 @@ KUBECTL=$BIN/kubectl
 
 cluster_exists() { "$KIND" get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; }
 
-# The kind cluster configuration: no default CNI (the node image brings a one-node bridge), a
-# kubelet that runs on cgroup v1 hosts too (1.36 refuses them by default), and the API
+# The kind cluster configuration: no default CNI where the node image brings a one-node bridge
+# (node-image.sh's; kind's own image runs kindnet), a kubelet that runs on cgroup v1 hosts too (1.36 refuses them by default), and the API
 # server's audit log, with the e2e framework's policy, in .kind/audit on the host: suites that
 # check the provider's identity read it there.
 cluster_config() {
@@ -23,7 +23,7 @@ cluster_config() {
 		kind: Cluster
 		apiVersion: kind.x-k8s.io/v1alpha4
 		networking:
-		  disableDefaultCNI: true
+		  disableDefaultCNI: $1
 		nodes:
 		  - role: control-plane
 		    extraMounts:
@@ -104,7 +104,9 @@ up() {
 	else
 		step "creating cluster $CLUSTER_NAME from $image"
 		mkdir -p "$STATE/audit"
-		cluster_config | "$KIND" create cluster --name "$CLUSTER_NAME" --image "$image" \
+		local own_cni=false
+		[[ -z $(docker image inspect -f "{{index .Config.Labels \"$CNI_LABEL\"}}" "$image" 2>/dev/null) ]] || own_cni=true
+		cluster_config "$own_cni" | "$KIND" create cluster --name "$CLUSTER_NAME" --image "$image" \
 			--kubeconfig "$KUBECONFIG_PATH" --config - --wait 2m
 		"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" taint nodes --all "$SYSTEM_TAINT" >/dev/null
 	fi

@@ -13,6 +13,8 @@ DOCKER_STATE=$STATE/docker
 OWN_DOCKER_SOCK=$DOCKER_STATE/docker.sock
 CLUSTER_NAME=${KIND_CLUSTER_NAME:-karpenter-cloudstack}
 KUBECONFIG_PATH=$STATE/kubeconfig
+# Label of node images built here: they bring a one-node bridge CNI instead of kind's kindnet.
+CNI_LABEL=karpenter-cloudstack.kind.cni
 
 step() { printf 'kind: %s\n' "$*" >&2; }
 die() { printf 'kind: error: %s\n' "$*" >&2; exit 1; }

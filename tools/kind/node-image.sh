@@ -13,6 +13,9 @@
 #           preloaded into containerd's k8s.io namespace
 #
 # The binaries come from bin/ (make kind-image builds them first). Needs docker (docker.sh up).
+#
+# Where a registry is reachable, KIND_NODE_IMAGE=kindest/node:<version> pulls kind's own node
+# image instead of building one (the GitHub workflow does).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # kind's base image installs these (images/base/Dockerfile), less what rootless and storage
@@ -207,13 +210,20 @@ node_stage() {
 		--change 'ENV container=docker' \
 		--change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' - "$image" >/dev/null
 	# docker 20.10's import refuses STOPSIGNAL: one build step on top sets it.
-	printf 'FROM %s\nSTOPSIGNAL SIGRTMIN+3\n' "$image" | docker build -q -t "$NODE_IMAGE" - >/dev/null
+	# The label tells cluster.sh that the image brings its own CNI configuration.
+	printf 'FROM %s\nSTOPSIGNAL SIGRTMIN+3\nLABEL %s=bridge\n' "$image" "$CNI_LABEL" | docker build -q -t "$NODE_IMAGE" - >/dev/null
 	docker rmi "$image" >/dev/null
 	rm -rf "$rootfs"
 }
 
-base_stage
-images_stage
-node_stage
+if [[ -n ${KIND_NODE_IMAGE:-} ]]; then
+	step "node: pulling $KIND_NODE_IMAGE"
+	docker pull -q "$KIND_NODE_IMAGE" >/dev/null || die "pulling $KIND_NODE_IMAGE failed: unset KIND_NODE_IMAGE to build the node image here"
+	NODE_IMAGE=$KIND_NODE_IMAGE
+else
+	base_stage
+	images_stage
+	node_stage
+fi
 echo "$NODE_IMAGE" >"$STATE/node-image"
 step "node image: $NODE_IMAGE"
