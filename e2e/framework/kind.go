@@ -109,8 +109,9 @@ func (e *Environment) fakeValues() (map[string]any, error) {
 	return values, nil
 }
 
-// providerValues are docs/install.md's values pointed at the fake, and the run's provider
-// settings as controller.env.
+// providerValues are docs/install.md's values pointed at the fake, the run's provider settings
+// as controller.env, and one replica: the chart's two each request a CPU, and the kind node
+// has the machine's cores (two here), most of them requested by the control plane.
 func (e *Environment) providerValues() map[string]any {
 	var env []any
 	for _, kv := range e.ProviderEnv {
@@ -124,6 +125,7 @@ func (e *Environment) providerValues() map[string]any {
 			"secretKey": e.SecretKey,
 		},
 		"clusterName": e.ClusterName,
+		"replicas":    1,
 		"controller":  map[string]any{"env": env},
 	}
 }

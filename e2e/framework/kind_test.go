@@ -48,6 +48,7 @@ func TestKindProviderValuesAreTheInstallGuidesPointedAtTheFake(t *testing.T) {
 			"secretKey": "s",
 		},
 		"clusterName": "e2e-x",
+		"replicas":    1,
 		"controller": map[string]any{"env": []any{
 			map[string]any{"name": "BATCH_IDLE_DURATION", "value": "1s"},
 			map[string]any{"name": "FEATURE_GATES", "value": "A=true,B=false"},

@@ -34,7 +34,7 @@ static_image() {
 		USER 65532:65532
 		ENTRYPOINT ["/app"]
 	DOCKERFILE
-	docker build -q -t "$name" "$context" >/dev/null
+	quietly docker build -q -t "$name" "$context" || die "building image $name failed"
 	rm -rf "$context"
 	echo "$name"
 }

@@ -65,8 +65,9 @@ SYSTEM_TAINT=CriticalAddonsOnly=true:NoSchedule
 install_kwok() {
 	local dir version
 	version=$(module_version kwok sigs.k8s.io/kwok)
-	dir=$(module_dir kwok sigs.k8s.io/kwok)/kustomize
 	mkdir -p "$STATE/kwok"
+	# kustomize takes bases by relative path only.
+	dir=$(realpath --relative-to="$STATE/kwok" "$(module_dir kwok sigs.k8s.io/kwok)/kustomize")
 	# kwok's own kustomizations, from the pinned module, with the image app-images.sh built.
 	cat >"$STATE/kwok/kustomization.yaml" <<-EOF
 		apiVersion: kustomize.config.k8s.io/v1beta1

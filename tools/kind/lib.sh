@@ -35,6 +35,13 @@ if [[ -S $OWN_DOCKER_SOCK && -z ${DOCKER_HOST:-} ]]; then
 	export DOCKER_HOST=unix://$OWN_DOCKER_SOCK
 fi
 
+# quietly runs a command and shows its output only when it fails (docker's client prints
+# notices on every build).
+quietly() {
+	local out
+	out=$("$@" 2>&1) || { printf '%s\n' "$out" >&2; return 1; }
+}
+
 docker_answers() { docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 
 need_docker() {
@@ -75,6 +82,6 @@ build_image() {
 		echo "ENV PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 		[[ -z $entrypoint ]] || echo "ENTRYPOINT $entrypoint"
 	} >"$context/Dockerfile"
-	docker build -q -t "$name" "$context" >/dev/null
+	quietly docker build -q -t "$name" "$context" || die "building image $name failed"
 	rm -rf "$context"
 }

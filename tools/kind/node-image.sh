@@ -166,7 +166,7 @@ preload() {
 }
 
 node_stage() {
-	local key rootfs image
+	local key rootfs image context
 	need_bins kubelet kubeadm kubectl crictl capshim
 	key=$(content_key "$K8S_VERSION $KIND_VERSION $BASE_IMAGE $IMAGES_TAR" "${BASH_SOURCE[0]}" \
 		"$KIND_DIR"/node/* "$BIN"/{kubelet,kubeadm,kubectl,crictl,capshim})
@@ -211,7 +211,10 @@ node_stage() {
 		--change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' - "$image" >/dev/null
 	# docker 20.10's import refuses STOPSIGNAL: one build step on top sets it.
 	# The label tells cluster.sh that the image brings its own CNI configuration.
-	printf 'FROM %s\nSTOPSIGNAL SIGRTMIN+3\nLABEL %s=bridge\n' "$image" "$CNI_LABEL" | docker build -q -t "$NODE_IMAGE" - >/dev/null
+	context=$(mktemp -d "$CACHE/context.XXXXXX")
+	printf 'FROM %s\nSTOPSIGNAL SIGRTMIN+3\nLABEL %s=bridge\n' "$image" "$CNI_LABEL" >"$context/Dockerfile"
+	quietly docker build -q -t "$NODE_IMAGE" "$context" || die "building $NODE_IMAGE failed"
+	rm -rf "$context"
 	docker rmi "$image" >/dev/null
 	rm -rf "$rootfs"
 }
