@@ -98,9 +98,6 @@ func Start(ctx context.Context, o Options) (*Environment, error) {
 		}
 	}
 	e := Attach(ctx, o)
-	if e.onKind() && o.CCM {
-		return e, fmt.Errorf("the CloudStack CCM runs on the binary runtime only (E2E_RUNTIME=binary)")
-	}
 	if err := e.startCluster(ctx); err != nil {
 		return e, err
 	}
@@ -217,10 +214,28 @@ func (e *Environment) clusterExists() bool {
 
 // Components are the processes of the environment in start order.
 func (e *Environment) Components() []component.Component {
+	components := e.processes()
+	if e.CCM {
+		// On kind too a process of the run, which reaches the in-cluster fake through its
+		// port-forward, as the binary runtime's CCM reaches the fake's process.
+		components = append(components, component.CCM(component.CCMConfig{
+			Binary:                    e.Bin("cloudstack-ccm"),
+			CloudConfig:               e.CloudConfigPath(),
+			Kubeconfig:                e.Kubeconfig(),
+			Port:                      e.CCMPort,
+			NodeStatusUpdateFrequency: ccmNodeStatusUpdateFrequency,
+		}))
+	}
+	return components
+}
+
+// processes are the fake cloud and the provider: processes of the run on the binary runtime,
+// port-forwards to their pods on kind.
+func (e *Environment) processes() []component.Component {
 	if e.onKind() {
 		return e.portForwards()
 	}
-	components := []component.Component{
+	return []component.Component{
 		component.FakeCloud(component.FakeCloudConfig{
 			Binary:     e.Bin("fakecloudstack"),
 			Port:       e.FakePort,
@@ -241,16 +256,6 @@ func (e *Environment) Components() []component.Component {
 			Env:         e.providerEnv(),
 		}),
 	}
-	if e.CCM {
-		components = append(components, component.CCM(component.CCMConfig{
-			Binary:                    e.Bin("cloudstack-ccm"),
-			CloudConfig:               e.CloudConfigPath(),
-			Kubeconfig:                e.Kubeconfig(),
-			Port:                      e.CCMPort,
-			NodeStatusUpdateFrequency: ccmNodeStatusUpdateFrequency,
-		}))
-	}
-	return components
 }
 
 // Kill ends the named process at once, as a crash would.

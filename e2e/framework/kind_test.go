@@ -107,3 +107,18 @@ func TestKindComponentsArePortForwardsOnTheSettingsPorts(t *testing.T) {
 		t.Errorf("audit log %s", got)
 	}
 }
+
+func TestKindRunsTheCCMAsAProcessBehindTheFakesPortForward(t *testing.T) {
+	e := kindEnvironment(t)
+	e.CCM, e.CCMPort = true, 4003
+	order, err := component.StartOrder(e.Components())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 3 || order[2].Name != component.CCMName || order[2].Binary != e.Bin("cloudstack-ccm") {
+		t.Fatalf("start order %v", order)
+	}
+	if order[2].Deps[0] != component.FakeCloudName || order[0].Name != component.FakeCloudName {
+		t.Errorf("the CCM starts before the fake's port-forward: %v", order)
+	}
+}
