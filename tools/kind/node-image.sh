@@ -106,7 +106,7 @@ images_stage() {
 	need_bins kubeadm kube-apiserver kube-controller-manager kube-scheduler kube-proxy etcd coredns pause
 	names=$("$BIN/kubeadm" config images list --kubernetes-version "$K8S_VERSION" 2>/dev/null) ||
 		die "bin/kubeadm config images list failed"
-	key=$(content_key "$names $BASE_IMAGE" "${BASH_SOURCE[0]}" "$BIN"/{kube-apiserver,kube-controller-manager,kube-scheduler,kube-proxy,etcd,coredns,pause})
+	key=$(content_key "$names $BASE_IMAGE" "${BASH_SOURCE[0]}" "$KIND_DIR/lib.sh" "$BIN"/{kube-apiserver,kube-controller-manager,kube-scheduler,kube-proxy,etcd,coredns,pause})
 	IMAGES_TAR=$CACHE/images-$key.tar
 	PRELOADED=$names
 	if [[ -f $IMAGES_TAR ]]; then
@@ -130,6 +130,8 @@ images_stage() {
 	done
 	# shellcheck disable=SC2086
 	docker save -o "$IMAGES_TAR.tmp" $names && mv "$IMAGES_TAR.tmp" "$IMAGES_TAR"
+	# Archives of earlier inputs are never used again.
+	find "$CACHE" -maxdepth 1 -name 'images-*.tar' ! -path "$IMAGES_TAR" -delete
 }
 
 # ---- node ---------------------------------------------------------------------------------
@@ -168,7 +170,7 @@ preload() {
 node_stage() {
 	local key rootfs image context
 	need_bins kubelet kubeadm kubectl crictl capshim
-	key=$(content_key "$K8S_VERSION $KIND_VERSION $BASE_IMAGE $IMAGES_TAR" "${BASH_SOURCE[0]}" \
+	key=$(content_key "$K8S_VERSION $KIND_VERSION $BASE_IMAGE $IMAGES_TAR" "${BASH_SOURCE[0]}" "$KIND_DIR/lib.sh" \
 		"$KIND_DIR"/node/* "$BIN"/{kubelet,kubeadm,kubectl,crictl,capshim})
 	NODE_IMAGE=$NAME_PREFIX/node:$K8S_VERSION-$key
 	if image_exists "$NODE_IMAGE"; then
@@ -217,6 +219,8 @@ node_stage() {
 	rm -rf "$context"
 	docker rmi "$image" >/dev/null
 	rm -rf "$rootfs"
+	# Node images of earlier inputs are never used again.
+	docker images --format '{{.Repository}}:{{.Tag}}' "$NAME_PREFIX/node" | grep -vxF "$NODE_IMAGE" | xargs -r docker rmi >/dev/null 2>&1 || true
 }
 
 if [[ -n ${KIND_NODE_IMAGE:-} ]]; then
