@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Command capshim is an OCI runtime in front of runc for hosts whose capability bounding set
 // lacks capabilities that a privileged container asks for (docker's --privileged asks for all
 // of them). runc fails such a container with "unable to apply caps: operation not permitted";

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Command pause is the sandbox process of every pod in the kind node image: it holds the pod's
 // namespaces open, reaps the orphans re-parented to it as PID 1, and exits on SIGINT or SIGTERM,
 // as Kubernetes' own pause container does.
