@@ -24,6 +24,8 @@ import (
 	"strings"
 	"testing"
 
+	k8slabels "k8s.io/apimachinery/pkg/labels"
+
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
 )
@@ -120,5 +122,21 @@ func TestKindRunsTheCCMAsAProcessBehindTheFakesPortForward(t *testing.T) {
 	}
 	if order[2].Deps[0] != component.FakeCloudName || order[0].Name != component.FakeCloudName {
 		t.Errorf("the CCM starts before the fake's port-forward: %v", order)
+	}
+}
+
+func TestSimulatedNodesLeaveTheClustersControlPlaneOut(t *testing.T) {
+	for labels, want := range map[string]bool{
+		"":                                       true,
+		"karpenter.sh/nodepool=default":          true,
+		"node-role.kubernetes.io/control-plane=": false,
+	} {
+		set := map[string]string{}
+		if k, v, ok := strings.Cut(labels, "="); ok {
+			set[k] = v
+		}
+		if got := SimulatedNodes.Selector.Matches(k8slabels.Set(set)); got != want {
+			t.Errorf("node labelled %q selected: %v, want %v", labels, got, want)
+		}
 	}
 }
