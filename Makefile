@@ -87,14 +87,13 @@ lint: $(STATICCHECK) ## go vet and staticcheck on every module
 ## ---- benchmarks ----------------------------------------------------------------------------
 
 # Each run brings up its own KWOK cluster; -baseline repeats the scenario with Karpenter's KWOK
-# provider on an identical cluster so that benchmarks/README.md can report ratios measured in
-# the same run. -nodes is the scenario's size (benchmarks/README.md). -timeout bounds each
-# scale-out, so that a stalled run still ends in time. Both clusters run with kwokctl's
-# --disable-qps-limits (the command's default). Scale runs also take kwokctl's own heartbeat
-# factor of 5, since thousands of nodes heartbeating every 10 s load a 2-core machine, and give
-# kwok 32 node-lease workers instead of 4 (with 4, the leases of a thousand nodes lapsed on the
-# loaded API server and the nodes went NotReady). Both providers run with their defaults.
-BENCH := $(TEST_ENV) $(GO) run ./benchmarks/cmd/bench -out .bench
+# provider on an identical cluster, for ratios measured in the same run. -nodes is the
+# scenario's size and -timeout bounds each scale-out (benchmarks/README.md explains every
+# setting). Each run replaces its scenario and size's result in benchmarks/results and writes
+# benchmarks/RESULTS.md again from the latest result of each; run logs go to .bench/runs.
+BENCH_RESULTS := -out benchmarks/results -summary benchmarks/RESULTS.md
+BENCH := $(TEST_ENV) $(GO) run ./benchmarks/cmd/bench $(BENCH_RESULTS)
+# Thousands of nodes: kwokctl's own heartbeat factor of 5 and 32 kwok node-lease workers.
 BENCH_SCALE := $(BENCH) -heartbeat-factor 5 -node-lease-parallelism 32
 # S2's burst of 2,000 pods, on both providers: Karpenter core's batch window makes one scheduling
 # round of it instead of several, each simulated against the nodes of the last; kwok then gets
@@ -120,6 +119,10 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 20
 	$(BENCH_SCALE) -scenario S3 -nodes 60 -baseline -timeout 10m
 	$(BENCH_SCALE) -scenario S4 -nodes 1000 -timeout 15m
 	$(BENCH_SCALE) -scenario S5 -nodes 1000 -baseline -timeout 15m
+
+.PHONY: bench-results
+bench-results: ## Write benchmarks/RESULTS.md again from benchmarks/results without running
+	$(GO) run ./benchmarks/cmd/bench $(BENCH_RESULTS) -summarize
 
 ## ---- kind ------------------------------------------------------------------------------------
 

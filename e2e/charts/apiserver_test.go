@@ -17,7 +17,6 @@ limitations under the License.
 package charts_test
 
 import (
-	"os"
 	"path/filepath"
 	"time"
 
@@ -26,7 +25,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/charts"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 // startAPIServer starts etcd and kube-apiserver from KUBE_BIN_DIR (default <repo>/bin) with
@@ -34,12 +33,8 @@ import (
 // test that silently skips proves nothing.
 func startAPIServer(crds []*apiextensionsv1.CustomResourceDefinition) *envtest.Environment {
 	GinkgoHelper()
-	dir := os.Getenv("KUBE_BIN_DIR")
-	if dir == "" {
-		root, err := charts.RepoRoot()
-		Expect(err).NotTo(HaveOccurred())
-		dir = filepath.Join(root, "bin")
-	}
+	dir, err := repo.BinDir()
+	Expect(err).NotTo(HaveOccurred())
 	for _, binary := range []string{"etcd", "kube-apiserver"} {
 		Expect(filepath.Join(dir, binary)).To(BeAnExistingFile(),
 			"the RBAC specs need %s in %s: run `make tools` or set KUBE_BIN_DIR", binary, dir)
@@ -50,7 +45,7 @@ func startAPIServer(crds []*apiextensionsv1.CustomResourceDefinition) *envtest.E
 		// The machines running `make test` are shared and slow to start etcd on.
 		ControlPlaneStartTimeout: 2 * time.Minute,
 	}
-	_, err := env.Start()
+	_, err = env.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(env.Stop)
 	return env

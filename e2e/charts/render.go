@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -36,6 +35,8 @@ import (
 	"helm.sh/helm/v4/pkg/strvals"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 // Rendered is what an install of a chart would create: the templates' objects and, apart,
@@ -125,30 +126,11 @@ func (r *Rendered) RBAC() []*unstructured.Unstructured {
 
 // Dir returns the path of charts/<name> in this repository.
 func Dir(name string) (string, error) {
-	root, err := RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return "", err
 	}
 	return filepath.Join(root, "charts", name), nil
-}
-
-// RepoRoot returns the folder holding go.work, found by walking up from the working
-// directory, so it works from any package's tests.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("getting working directory, %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.work above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // sortedManifests keeps the YAML templates in name order: the map from the engine has no

@@ -28,6 +28,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/process"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 func TestSettingsAreSavedPrivatelyAndReusedByTheNextRun(t *testing.T) {
@@ -178,7 +179,7 @@ func TestReadCRDsDecodesEveryDocumentAndRefusesAnEmptyFolder(t *testing.T) {
 }
 
 func TestTheRepositoryCRDsDecode(t *testing.T) {
-	root, err := RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

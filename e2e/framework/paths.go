@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 // Paths locate the repository's inputs and one run's outputs.
@@ -55,35 +56,16 @@ func (p Paths) CRDDir() string {
 	return filepath.Join(p.Root, "charts", "karpenter-cloudstack", "crds")
 }
 
-// RepoRoot finds the repository from the working directory: go test runs in the package's
-// folder, go run in the caller's.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding the repository, %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("finding the repository, no go.work above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // DefaultPaths are the repository's bin/ (or KUBE_BIN_DIR) and a new run folder
 // .e2e/<run-id> named after the time so runs sort by age.
 func DefaultPaths(runName string) (Paths, error) {
-	root, err := RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return Paths{}, err
 	}
-	bin := os.Getenv("KUBE_BIN_DIR")
-	if bin == "" {
-		bin = filepath.Join(root, "bin")
+	bin, err := repo.BinDir()
+	if err != nil {
+		return Paths{}, err
 	}
 	id := fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102-150405"), runName, os.Getpid())
 	return Paths{Root: root, BinDir: bin, RunDir: filepath.Join(root, ".e2e", id)}, nil

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -39,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/run"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
@@ -54,7 +56,9 @@ type options struct {
 	size     int
 	baseline bool
 	out      string
-	timeout  time.Duration
+	// runs receives each provider's run folder (logs, kubeconfig).
+	runs    string
+	timeout time.Duration
 	// coreEnv are Karpenter core settings of both providers, providerEnv our provider's own.
 	coreEnv     []string
 	providerEnv []string
@@ -62,6 +66,10 @@ type options struct {
 	// render names a saved results JSON whose Markdown and plots are written again, next to
 	// it, instead of running anything.
 	render string
+	// summary is RESULTS.md, written from the latest result of each scenario and size in out
+	// after the run, or instead of it with summarize.
+	summary   string
+	summarize bool
 }
 
 func main() {
@@ -70,8 +78,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if o.render != "" {
-		if err := render(o.render, os.Stdout); err != nil {
+	if o.render != "" || o.summarize {
+		if err := publishSaved(o, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -91,10 +99,13 @@ func main() {
 // parseFlags reads args (without the command's name) into options through fs.
 func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	var o options
-	id := fs.String("scenario", "S1", "scenario of the benchmarks doc (issue 8): "+strings.Join(scenario.IDs(), ", "))
+	id := fs.String("scenario", "S1", "scenario of benchmarks/README.md: "+strings.Join(scenario.IDs(), ", "))
 	fs.IntVar(&o.size, "nodes", 100, "scale of the scenario: nodes for S0 and S3, pods for S1, pods (one node each) for S2, S4 and S5")
 	fs.BoolVar(&o.baseline, "baseline", false, "also run the scenario with Karpenter's KWOK provider and report ratios")
-	fs.StringVar(&o.out, "out", ".bench", "folder for results and run logs")
+	fs.StringVar(&o.out, "out", ".bench", "folder for the results: <scenario>-<size>.json, .md and plots")
+	fs.StringVar(&o.runs, "runs", filepath.Join(".bench", "runs"), "folder for each provider's run folder (logs), deleted when the run completes")
+	fs.StringVar(&o.summary, "summary", "", "after the run, write this file (benchmarks/RESULTS.md) from the latest result of each scenario and size in -out")
+	fs.BoolVar(&o.summarize, "summarize", false, "write -summary from the results in -out without running")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "limit of each provider's scale-out (and of the scale-down)")
 	coreEnv := fs.String("core-env", "", "comma-separated KEY=VALUE settings of Karpenter core, given to both providers, such as BATCH_MAX_DURATION=60s")
 	providerEnv := fs.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider only, such as CLOUDSTACK_RATE_LIMIT=25")
@@ -107,6 +118,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 		return o, err
 	}
 	o.cluster.ExtraArgs = strings.Fields(*kwokctlArgs)
+	if o.summarize && o.summary == "" {
+		return o, errors.New("-summarize needs -summary, the file to write")
+	}
 	s, err := scenario.ByID(*id)
 	if err != nil {
 		return o, err
@@ -141,8 +155,9 @@ func benchmark(ctx context.Context, o options) error {
 	started := time.Now().UTC()
 	result := report.Run{
 		Command: strings.Join(append([]string{"go run ./benchmarks/cmd/bench"}, os.Args[1:]...), " "),
-		Machine: fmt.Sprintf("%d cores, %s", runtime.NumCPU(), runtime.GOOS),
+		Machine: machine(),
 		Started: started.Format(time.RFC3339),
+		Commit:  commit(o),
 	}
 	fmt.Fprintf(os.Stderr, "%s (%s), size %d\n", o.ID, o.Description, o.size)
 	ours := func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
@@ -174,11 +189,11 @@ func runOne(ctx context.Context, o options, start func(context.Context, framewor
 	if err != nil {
 		return report.Result{}, err
 	}
-	abs, err := filepath.Abs(o.out)
+	abs, err := filepath.Abs(o.runs)
 	if err != nil {
-		return report.Result{}, fmt.Errorf("resolving %s, %w", o.out, err)
+		return report.Result{}, fmt.Errorf("resolving %s, %w", o.runs, err)
 	}
-	p.RunDir = filepath.Join(abs, "runs", fmt.Sprintf("%s-%s-%d-%d", started.Format("20060102-150405"), o.ID, o.size, i))
+	p.RunDir = filepath.Join(abs, fmt.Sprintf("%s-%s-%d-%d", started.Format("20060102-150405"), o.ID, o.size, i))
 	t, err := start(ctx, p, o.cluster)
 	if err != nil {
 		stop(ctx, t)
@@ -219,16 +234,81 @@ func write(o options, r report.Run) error {
 	if err := report.WriteJSON(base+".json", r); err != nil {
 		return err
 	}
-	return publish(base, r, os.Stdout)
+	if err := publish(base, r, os.Stdout); err != nil {
+		return err
+	}
+	return summarize(o)
 }
 
-// render publishes a saved run again, as the renderer changes.
+// publishSaved publishes saved results again, as the renderer changes: the Markdown and plots
+// of -render and the summary.
+func publishSaved(o options, stdout io.Writer) error {
+	if o.render != "" {
+		if err := render(o.render, stdout); err != nil {
+			return err
+		}
+	}
+	return summarize(o)
+}
+
+// summarize writes the summary, when asked for one.
+func summarize(o options) error {
+	if o.summary == "" {
+		return nil
+	}
+	return report.WriteSummary(o.summary, o.out)
+}
+
+// render publishes a saved run again.
 func render(path string, stdout io.Writer) error {
 	r, err := report.ReadJSON(path)
 	if err != nil {
 		return err
 	}
 	return publish(strings.TrimSuffix(path, ".json"), r, stdout)
+}
+
+// machine describes this machine: cores, memory and OS.
+func machine() string {
+	memory := "memory unknown"
+	gib, err := procstat.MemTotalGiB()
+	if err != nil {
+		memory += " (" + err.Error() + ")"
+	} else {
+		memory = fmt.Sprintf("%.0f GiB", gib)
+	}
+	return fmt.Sprintf("%d cores, %s, %s", runtime.NumCPU(), memory, runtime.GOOS)
+}
+
+// commit is the checked-out commit, marked dirty when a tracked file other than the results
+// and the summary differs from it; empty outside a git checkout.
+func commit(o options) string {
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel", "--short=12", "HEAD").Output()
+	lines := strings.Fields(string(out))
+	if err != nil || len(lines) != 2 {
+		return ""
+	}
+	top, head := lines[0], lines[1]
+	status, err := exec.Command("git", "status", "--porcelain", "-z", "--untracked-files=no").Output()
+	if err != nil {
+		return head + " (git status failed: " + err.Error() + ")"
+	}
+	ours := func(path string) bool {
+		abs := filepath.Join(top, path)
+		for _, p := range []string{o.out, o.summary} {
+			if own, err := filepath.Abs(p); err == nil && p != "" && (abs == own || strings.HasPrefix(abs, own+string(filepath.Separator))) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, entry := range strings.Split(string(status), "\x00") {
+		// Entries are "XY path"; a rename's old path follows as an entry of its own, a change too.
+		if len(entry) > 3 && !ours(entry[3:]) {
+			return head + "+dirty"
+		}
+	}
+	return head
 }
 
 // publish writes the Markdown table of r as base.md, each plot there is something to draw as

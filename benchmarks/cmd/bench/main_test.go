@@ -20,7 +20,9 @@ import (
 	"flag"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -41,7 +43,8 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.timeout != 5*time.Minute || o.coreEnv != nil || o.providerEnv != nil || o.render != "" {
+	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.runs != filepath.Join(".bench", "runs") || o.timeout != 5*time.Minute ||
+		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize {
 		t.Errorf("defaults = %+v", o)
 	}
 }
@@ -74,6 +77,7 @@ func TestParseFlagsRejects(t *testing.T) {
 		{[]string{"-nodes", "-5"}, "-nodes must be positive"},
 		{[]string{"-nodes", "many"}, "invalid value"},
 		{[]string{"-no-such-flag"}, "not defined"},
+		{[]string{"-summarize"}, "-summarize needs -summary"},
 	} {
 		_, err := parse(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -129,5 +133,142 @@ func TestRenderWritesTheMarkdownAndEveryPlotNextToTheJSON(t *testing.T) {
 	}
 	if err := render(filepath.Join(dir, "missing.json"), io.Discard); err == nil {
 		t.Error("rendering a missing file succeeded")
+	}
+}
+
+// TestCommittedResultsAreWhatTheirJSONRenders renders every committed results JSON again, with
+// the summary, and wants exactly the committed Markdown, plots and RESULTS.md: nothing edited
+// by hand, nothing left of a replaced run.
+func TestCommittedResultsAreWhatTheirJSONRenders(t *testing.T) {
+	committed := filepath.Join("..", "..", "results")
+	jsons, err := filepath.Glob(filepath.Join(committed, "*.json"))
+	if err != nil || len(jsons) == 0 {
+		t.Fatalf("finding the committed results: %v, %d files", err, len(jsons))
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jsons {
+		raw, err := os.ReadFile(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, filepath.Base(j)), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := render(filepath.Join(out, filepath.Base(j)), io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	summary := filepath.Join(filepath.Dir(out), "RESULTS.md")
+	if err := summarize(options{out: out, summary: summary}); err != nil {
+		t.Fatal(err)
+	}
+	expectSameFiles(t, committed, out)
+	expectSameFile(t, filepath.Join(committed, "..", "RESULTS.md"), summary, "make bench-results")
+}
+
+func expectSameFiles(t *testing.T, committed, generated string) {
+	t.Helper()
+	names := func(dir string) []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	if c, g := names(committed), names(generated); !slices.Equal(c, g) {
+		t.Errorf("committed results %v, their JSON renders %v: keep only the latest run's files of each scenario and size", c, g)
+	}
+	for _, name := range names(generated) {
+		expectSameFile(t, filepath.Join(committed, name), filepath.Join(generated, name), "go run ./benchmarks/cmd/bench -render <json>")
+	}
+}
+
+func expectSameFile(t *testing.T, committed, generated, fix string) {
+	t.Helper()
+	want, err := os.ReadFile(generated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(committed); err != nil || string(got) != string(want) {
+		t.Errorf("%s is not what its JSON renders (%v): run %s", committed, err, fix)
+	}
+}
+
+func TestARunRewritesTheSummary(t *testing.T) {
+	dir := t.TempDir()
+	o := options{size: 3, out: filepath.Join(dir, "results"), summary: filepath.Join(dir, "RESULTS.md")}
+	o.ID = "S2"
+	if err := os.Mkdir(o.out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := report.Run{Command: "bench -scenario S2", Started: "2026-01-01T00:00:00Z", Commit: "abc",
+		Results: []report.Result{{Scenario: "S2", Size: 3, Provider: "cloudstack", Completed: true, Seconds: 42}}}
+	if err := write(o, run); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(o.summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## S2, size 3", "Commit: abc.", "| ours | 42s |", "[results/S2-3.md](results/S2-3.md)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestCommitIsMarkedDirtyByChangesOutsideTheResults(t *testing.T) {
+	repo := t.TempDir()
+	t.Chdir(repo)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	files := []string{"code.go", filepath.Join("results", "S1-5.json"), "RESULTS.md"}
+	if err := os.Mkdir("results", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f, []byte("v1"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "init")
+	o := options{out: "results", summary: "RESULTS.md"}
+	clean := commit(o)
+	if len(clean) != 12 {
+		t.Fatalf("commit %q, want 12 hex digits", clean)
+	}
+	for _, f := range files[1:] {
+		if err := os.WriteFile(f, []byte("v2"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := commit(o); got != clean {
+		t.Errorf("with only the results changed, commit %q, want %q", got, clean)
+	}
+	if err := os.WriteFile("code.go", []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := commit(o); got != clean+"+dirty" {
+		t.Errorf("with code changed, commit %q, want %q", got, clean+"+dirty")
+	}
+}
+
+func TestMachineNamesCoresMemoryAndOS(t *testing.T) {
+	if m := machine(); !regexp.MustCompile(`^[0-9]+ cores, [0-9]+ GiB, linux$`).MatchString(m) {
+		t.Errorf("machine() = %q, want cores, memory and OS", m)
 	}
 }

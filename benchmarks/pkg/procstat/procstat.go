@@ -82,16 +82,37 @@ func ParseCPUSeconds(stat string) (float64, error) {
 
 // ParsePeakRSSMiB reads VmHWM, the resident set's high-water mark, from /proc/<pid>/status.
 func ParsePeakRSSMiB(status string) (float64, error) {
-	for line := range strings.Lines(status) {
-		value, ok := strings.CutPrefix(line, "VmHWM:")
+	kb, err := kilobytes(status, "VmHWM")
+	return kb / 1024, err
+}
+
+// ParseMemTotalGiB reads MemTotal, the machine's memory, from /proc/meminfo.
+func ParseMemTotalGiB(meminfo string) (float64, error) {
+	kb, err := kilobytes(meminfo, "MemTotal")
+	return kb / (1024 * 1024), err
+}
+
+// MemTotalGiB is this machine's memory.
+func MemTotalGiB() (float64, error) {
+	meminfo, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, fmt.Errorf("reading meminfo, %w", err)
+	}
+	return ParseMemTotalGiB(string(meminfo))
+}
+
+// kilobytes reads the "key:  N kB" line of a /proc file.
+func kilobytes(text, key string) (float64, error) {
+	for line := range strings.Lines(text) {
+		value, ok := strings.CutPrefix(line, key+":")
 		if !ok {
 			continue
 		}
 		kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 64)
 		if err != nil {
-			return 0, fmt.Errorf("parsing VmHWM, %w", err)
+			return 0, fmt.Errorf("parsing %s, %w", key, err)
 		}
-		return kb / 1024, nil
+		return kb, nil
 	}
-	return 0, fmt.Errorf("parsing status, no VmHWM line")
+	return 0, fmt.Errorf("parsing, no %s line", key)
 }

@@ -18,6 +18,7 @@ package procstat
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -57,5 +58,15 @@ func TestReadOwnProcess(t *testing.T) {
 	}
 	if u.PeakRSSMiB <= 0 || u.CPUSeconds < 0 || u.Pid != os.Getpid() {
 		t.Errorf("usage of the test itself = %+v", u)
+	}
+}
+
+func TestParseMemTotalGiBReadsMemTotal(t *testing.T) {
+	got, err := ParseMemTotalGiB("MemTotal:       25165824 kB\nMemFree:         1024 kB\n")
+	if err != nil || got != 24 {
+		t.Errorf("ParseMemTotalGiB = %v, %v; want 24", got, err)
+	}
+	if _, err := ParseMemTotalGiB("MemFree: 1 kB\n"); err == nil || !strings.Contains(err.Error(), "no MemTotal line") {
+		t.Errorf("meminfo without MemTotal: error %v", err)
 	}
 }

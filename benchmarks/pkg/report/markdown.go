@@ -19,35 +19,62 @@ package report
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
 )
 
-// row is one line of the table: a figure of every result, formatted.
-type row struct {
-	name  string
+// figure is one measured quantity of a result: a row of a run's table and, when key, a column
+// of the summary (RESULTS.md). A new measurement in the results is one more figure here.
+type figure struct {
+	name string
+	// value is NaN when the result does not have the figure.
 	value func(Result) float64
 	unit  string
-	// applies, when set, leaves the row out unless some result has what it measures.
+	// applies, when set, leaves the figure out unless some result has what it measures.
 	applies func(Result) bool
+	key     bool
 }
 
-var rows = []row{
-	{"time to all pods running (scale-down: all nodes gone)", func(r Result) float64 { return r.Seconds }, "s", nil},
-	{"nodes", func(r Result) float64 { return float64(r.Nodes) }, "", nil},
-	{"nodes/min", func(r Result) float64 { return r.NodesPerMinute }, "", nil},
-	{"pod startup p50", func(r Result) float64 { return r.PodStartup.P50 }, "s", nil},
-	{"pod startup p99", func(r Result) float64 { return r.PodStartup.P99 }, "s", nil},
-	{"NodeClaim create -> Launched p50", func(r Result) float64 { return r.NodeClaimLaunched.P50 }, "s", provisioned},
-	{"NodeClaim create -> Launched p99", func(r Result) float64 { return r.NodeClaimLaunched.P99 }, "s", provisioned},
-	{"NodeClaim create -> Registered p50", func(r Result) float64 { return r.NodeClaimRegistered.P50 }, "s", provisioned},
-	{"NodeClaim create -> Registered p99", func(r Result) float64 { return r.NodeClaimRegistered.P99 }, "s", provisioned},
-	{"NodeClaim create -> Initialized p50", func(r Result) float64 { return r.NodeClaimInitialized.P50 }, "s", provisioned},
-	{"NodeClaim create -> Initialized p99", func(r Result) float64 { return r.NodeClaimInitialized.P99 }, "s", provisioned},
-	{"CloudStack calls per node", Result.TotalCallsPerNode, "", clouded},
-	{"429 answers", func(r Result) float64 { return float64(r.Throttled) }, "", clouded},
-	{"533 answers", func(r Result) float64 { return float64(r.NoCapacity) }, "", clouded},
-	{"failed deploy jobs", func(r Result) float64 { return float64(r.FailedDeployJobs) }, "", clouded},
+var figures = []figure{
+	{"time to all pods running (scale-down: all nodes gone)", func(r Result) float64 { return r.Seconds }, "s", nil, true},
+	{"nodes", func(r Result) float64 { return float64(r.Nodes) }, "", nil, true},
+	{"nodes/min", func(r Result) float64 { return r.NodesPerMinute }, "", nil, false},
+	{"pod startup p50", func(r Result) float64 { return r.PodStartup.P50 }, "s", nil, true},
+	{"pod startup p99", func(r Result) float64 { return r.PodStartup.P99 }, "s", nil, true},
+	{"NodeClaim create -> Launched p50", func(r Result) float64 { return r.NodeClaimLaunched.P50 }, "s", provisioned, true},
+	{"NodeClaim create -> Launched p99", func(r Result) float64 { return r.NodeClaimLaunched.P99 }, "s", provisioned, false},
+	{"NodeClaim create -> Registered p50", func(r Result) float64 { return r.NodeClaimRegistered.P50 }, "s", provisioned, false},
+	{"NodeClaim create -> Registered p99", func(r Result) float64 { return r.NodeClaimRegistered.P99 }, "s", provisioned, false},
+	{"NodeClaim create -> Initialized p50", func(r Result) float64 { return r.NodeClaimInitialized.P50 }, "s", provisioned, true},
+	{"NodeClaim create -> Initialized p99", func(r Result) float64 { return r.NodeClaimInitialized.P99 }, "s", provisioned, false},
+	{"CloudStack calls per node", Result.TotalCallsPerNode, "", clouded, true},
+	{"429 answers", func(r Result) float64 { return float64(r.Throttled) }, "", clouded, true},
+	{"533 answers", func(r Result) float64 { return float64(r.NoCapacity) }, "", clouded, false},
+	{"failed deploy jobs", func(r Result) float64 { return float64(r.FailedDeployJobs) }, "", clouded, true},
+	{"provider CPU seconds", ofProvider(func(u procstat.Usage) float64 { return u.CPUSeconds }), "", hasProvider, true},
+	{"provider peak RSS", ofProvider(func(u procstat.Usage) float64 { return u.PeakRSSMiB }), " MiB", hasProvider, true},
+}
+
+// ProviderProcess is the name under which a provider's controller process is measured.
+func ProviderProcess(provider string) string { return "karpenter-" + provider }
+
+func hasProvider(r Result) bool {
+	_, ok := r.Processes[ProviderProcess(r.Provider)]
+	return ok
+}
+
+// ofProvider is a figure of the provider's own process.
+func ofProvider(of func(procstat.Usage) float64) func(Result) float64 {
+	return func(r Result) float64 {
+		u, ok := r.Processes[ProviderProcess(r.Provider)]
+		if !ok {
+			return math.NaN()
+		}
+		return of(u)
+	}
 }
 
 func provisioned(r Result) bool { return r.NodeClaims > 0 }
@@ -69,7 +96,7 @@ func Markdown(run Run) string {
 	}
 	first := results[0]
 	fmt.Fprintf(&b, "### %s, size %d\n\n", first.Scenario, first.Size)
-	fmt.Fprintf(&b, "Machine: %s. Started %s. Command: `%s`\n\n", run.Machine, run.Started, run.Command)
+	b.WriteString(provenance(run) + "\n\n")
 	b.WriteString(withoutCCM + "\n\n")
 	header := []string{"figure"}
 	for _, r := range results {
@@ -85,16 +112,13 @@ func Markdown(run Run) string {
 	}
 	writeRow(&b, header)
 	writeRow(&b, slices.Repeat([]string{"---"}, len(header)))
-	for _, rw := range rows {
-		if rw.applies != nil && !slices.ContainsFunc(results, rw.applies) {
-			continue
-		}
-		cells := []string{rw.name}
+	for _, f := range applicable(results) {
+		cells := []string{f.name}
 		for _, r := range results {
-			cells = append(cells, format(rw.value(r))+rw.unit)
+			cells = append(cells, cell(f, r))
 		}
 		if baseline {
-			cells = append(cells, ratio(rw.value(results[0]), rw.value(results[1])))
+			cells = append(cells, ratio(f.value(results[0]), f.value(results[1])))
 		}
 		writeRow(&b, cells)
 	}
@@ -106,6 +130,34 @@ func Markdown(run Run) string {
 		}
 	}
 	return b.String()
+}
+
+// provenance says where a run's figures come from: machine, start, commit and command.
+func provenance(run Run) string {
+	commit := run.Commit
+	if commit == "" {
+		commit = "not recorded"
+	}
+	return fmt.Sprintf("Machine: %s. Started %s. Commit: %s. Command: `%s`", run.Machine, run.Started, commit, run.Command)
+}
+
+// applicable are the figures some of results has.
+func applicable(results []Result) []figure {
+	var out []figure
+	for _, f := range figures {
+		if f.applies == nil || slices.ContainsFunc(results, f.applies) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func cell(f figure, r Result) string {
+	v := f.value(r)
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return format(v) + f.unit
 }
 
 func processTable(results []Result) string {
@@ -149,7 +201,7 @@ func format(v float64) string {
 }
 
 func ratio(ours, base float64) string {
-	if base == 0 {
+	if base == 0 || math.IsNaN(ours) || math.IsNaN(base) {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx", ours/base)

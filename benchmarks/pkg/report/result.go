@@ -94,9 +94,12 @@ func (r Result) TotalCallsPerNode() float64 {
 
 // Run is one invocation of the command: our provider and, in baseline mode, the KWOK one.
 type Run struct {
-	Command string   `json:"command"`
-	Machine string   `json:"machine"`
-	Started string   `json:"started"`
+	Command string `json:"command"`
+	Machine string `json:"machine"`
+	Started string `json:"started"`
+	// Commit is the checked-out commit, with "+dirty" when tracked files outside the results
+	// were modified. Results saved before it was recorded have none.
+	Commit  string   `json:"commit,omitempty"`
 	Results []Result `json:"results"`
 }
 

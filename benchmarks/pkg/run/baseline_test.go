@@ -20,7 +20,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
 )
 
 // Core settings such as the batch window must reach the KWOK provider as they reach ours,
@@ -37,5 +39,15 @@ func TestKwokProviderGetsCoreSettingsBesideItsOwn(t *testing.T) {
 	}
 	if !slices.Equal(env[len(env)-len(coreEnv):], coreEnv) {
 		t.Errorf("KWOK provider env %q does not end with the core settings %q, which must win", env, coreEnv)
+	}
+}
+
+// The results name each provider's own process as report.ProviderProcess does, or the
+// summary has no provider CPU and memory to show.
+func TestProvidersRunUnderTheProcessNamesTheReportReads(t *testing.T) {
+	for provider, process := range map[string]string{"cloudstack": component.ProviderName, "kwok": kwokProviderName} {
+		if got := report.ProviderProcess(provider); got != process {
+			t.Errorf("report reads %s's process as %q, the run starts it as %q", provider, got, process)
+		}
 	}
 }

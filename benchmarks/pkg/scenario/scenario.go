@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package scenario defines the workloads and cloud behaviour of the benchmark scenarios of
-// issue 8 (the shared benchmarks doc); size is each scenario's scale knob.
+// Package scenario defines the workloads and cloud behaviour of the benchmark scenarios
+// (benchmarks/README.md); size is each scenario's scale knob.
 package scenario
 
 import (

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 // clusterName names the demo cluster; kwokctl keeps it apart from e2e clusters anyway since
@@ -31,13 +32,13 @@ const clusterName = "karpenter-cloudstack-dev"
 
 // options are the settings saved by the first `up`, so later runs reach the same processes.
 func options(dir string) (framework.Options, error) {
-	root, err := framework.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return framework.Options{}, err
 	}
-	bin := os.Getenv("KUBE_BIN_DIR")
-	if bin == "" {
-		bin = filepath.Join(root, "bin")
+	bin, err := repo.BinDir()
+	if err != nil {
+		return framework.Options{}, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return framework.Options{}, fmt.Errorf("creating %s, %w", dir, err)

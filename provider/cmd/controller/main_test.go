@@ -113,6 +113,7 @@ func TestStartupRefusesEveryBadSettingWithOneLine(t *testing.T) {
 		{name: "region that is no label value", set: map[string]string{"CLOUDSTACK_REGION": "eu west"}, want: []string{"CLOUDSTACK_REGION", "at most 63"}},
 		{name: "endpoint without port", set: map[string]string{"API_SERVER_ENDPOINT": "10.0.0.1"}, want: []string{"API_SERVER_ENDPOINT", "host:port"}},
 		{name: "namespace that is no name", set: map[string]string{"SYSTEM_NAMESPACE": "Karpenter"}, want: []string{"SYSTEM_NAMESPACE", "namespace name"}},
+		{name: "core variable core would read as its default", set: map[string]string{"BATCH_MAX_DURATION": "10"}, want: []string{"BATCH_MAX_DURATION", "--batch-max-duration", "a duration with its unit"}},
 		{name: "bad flag value", args: []string{"--cloudstack-rate-limit", "ten"}, want: []string{"--cloudstack-rate-limit", "positive number"}},
 		{name: "unknown flag", args: []string{"--cloudstack-rate"}, want: []string{"flag provided but not defined", "-cloudstack-rate"}},
 		{name: "missing cluster name", unset: []string{"CLUSTER_NAME"}, want: []string{"CLUSTER_NAME", "is not set"}},

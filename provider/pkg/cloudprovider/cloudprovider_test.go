@@ -95,8 +95,8 @@ func TestLimitErrorsPublishAnEvent(t *testing.T) {
 	if _, err := e.create(t, nodeClaim("node-d", instanceType("gplarge"))); !corecloudprovider.IsInsufficientCapacityError(err) {
 		t.Fatalf("Create: %v, want InsufficientCapacityError", err)
 	}
-	if len(e.recorder.events) != 1 || !strings.Contains(e.recorder.events[0].Message, "resource limit") {
-		t.Fatalf("events %v, want one explaining the limit", e.recorder.events)
+	if evts := e.recorder.Events(); len(evts) != 1 || !strings.Contains(evts[0].Message, "resource limit") {
+		t.Fatalf("events %v, want one explaining the limit", evts)
 	}
 }
 

@@ -18,7 +18,6 @@ package cloudprovider_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +31,7 @@ import (
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
-	"sigs.k8s.io/karpenter/pkg/events"
+	coretest "sigs.k8s.io/karpenter/pkg/test"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -44,6 +43,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 const clusterName = "test-cluster"
@@ -52,34 +52,11 @@ func init() {
 	log.SetLogger(logr.Discard())
 }
 
-type recorder struct {
-	mu     sync.Mutex
-	events []events.Event
-}
-
-func (r *recorder) Publish(evts ...events.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, evts...)
-}
-
-type userData struct{}
-
-func (userData) UserData(context.Context, *v1.CloudStackNodeClass, *karpv1.NodeClaim, corev1.ResourceList, map[string]string) (string, error) {
-	return "I2Nsb3VkLWNvbmZpZw==", nil
-}
-
-type affinityGroups struct{}
-
-func (affinityGroups) Ensure(_ context.Context, _ *v1.CloudStackNodeClass, pool string) (v1.AffinityGroup, error) {
-	return v1.AffinityGroup{ID: "ag-" + pool, NodePool: pool}, nil
-}
-
 type env struct {
 	api       *fake.API
 	clk       *clocktesting.FakeClock
 	kube      client.Client
-	recorder  *recorder
+	recorder  *coretest.EventRecorder
 	cp        *cloudprovider.CloudProvider
 	nodeClass *v1.CloudStackNodeClass
 	watcher   *instance.Watcher
@@ -97,9 +74,9 @@ func newEnv(t *testing.T) *env {
 	nodeClass := fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	nodeClass.ResourceVersion = ""
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClass).WithStatusSubresource(nodeClass).Build()
-	rec := &recorder{}
+	rec := coretest.NewEventRecorder()
 	prices := pricing.NewDefaultProvider(api, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"})
-	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, userData{}, affinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
+	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
 	cp := cloudprovider.New(kube, rec, instancetype.NewDefaultProvider("", prices, unavailable), instances)
 	return &env{api: api, clk: clk, kube: kube, recorder: rec, cp: cp, nodeClass: nodeClass, watcher: watcher}
 }

@@ -14,9 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package fake is an in-process cloudstack.API for unit tests, with the same default world as
-// the fake cloud binary, per-command behaviours and a call recorder; and StartServer, which runs
-// the real bin/fakecloudstack for integration tests through cloudstack-go.
+// Package fake is an in-process cloudstack.API for the provider's unit tests, with a default
+// world of its own, per-command behaviours and a call recorder. Tests that need the fake cloud
+// binary's answers live in the e2e module (e2e/integration), which imports its world.
 package fake
 
 import (

@@ -42,7 +42,7 @@ func uuid(kind, n int) string {
 	return fmt.Sprintf("%08x-0000-4000-8000-%012x", kind, n)
 }
 
-// ZoneNames are the zones of the default world, the same as the fake cloud binary's.
+// ZoneNames are the zones of the default world.
 var ZoneNames = []string{"zone-a", "zone-b", "zone-c"}
 
 // OfferingShape is one compute offering of the default world.
@@ -54,7 +54,7 @@ type OfferingShape struct {
 	GPUs      int
 }
 
-// DefaultOfferings mirror the fake cloud binary's default world; "custom" is the customised one.
+// DefaultOfferings are the compute offerings of the default world; "custom" is the customised one.
 var DefaultOfferings = []OfferingShape{
 	{"gp.small", "gp", 1, 2048, 0}, {"gp.medium", "gp", 2, 4096, 0}, {"gp.large", "gp", 4, 8192, 0},
 	{"gp.xlarge", "gp", 8, 16384, 0}, {"gp.2xlarge", "gp", 16, 32768, 0},

@@ -37,15 +37,9 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/diskoffering"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/network"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/sshkey"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/template"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/zone"
 )
 
 // Operator is core's operator plus everything the CloudStack provider builds.
@@ -85,15 +79,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	}, func() float64 { return float64(unavailable.Len()) }))
 
 	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName)
-	nodeClassProviders := nodeclass.Providers{
-		Zone:            zone.NewDefaultProvider(api, newCache(zone.CacheTTL)),
-		Network:         network.NewDefaultProvider(api, newCache(network.CacheTTL)),
-		Template:        template.NewDefaultProvider(api, newCache(template.CacheTTL)),
-		ServiceOffering: serviceoffering.NewDefaultProvider(api, newCache(serviceoffering.CacheTTL)),
-		DiskOffering:    diskoffering.NewDefaultProvider(api, newCache(diskoffering.CacheTTL)),
-		SSHKey:          sshkey.NewDefaultProvider(api, newCache(sshkey.CacheTTL)),
-		AffinityGroup:   affinityGroups,
-	}
+	nodeClassProviders := nodeclass.NewProviders(api, affinityGroups)
 	pricingProvider := pricing.NewDefaultProvider(api, uncached, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap})
 	userData := bootstrap.NewDefaultProvider(uncached, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
 

@@ -17,11 +17,15 @@ limitations under the License.
 package operator
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 )
@@ -41,6 +45,9 @@ func parseOptions(args []string) error {
 	if slices.ContainsFunc(args, isHelp) {
 		return nil
 	}
+	if err := checkCoreEnvironment(os.LookupEnv); err != nil {
+		return err
+	}
 	fs := &coreoptions.FlagSet{FlagSet: flag.NewFlagSet("karpenter", flag.ContinueOnError)}
 	// The flag package prints the whole usage after an error; the error alone is enough.
 	fs.SetOutput(io.Discard)
@@ -57,4 +64,50 @@ func parseOptions(args []string) error {
 
 func isHelp(arg string) bool {
 	return slices.Contains([]string{"-h", "--h", "-help", "--help"}, arg)
+}
+
+// checkCoreEnvironment refuses the environment variables behind core's flags that core would
+// read as their default because they do not parse (METRICS_PORT=abc, BATCH_MAX_DURATION=10):
+// core reads its variables with strconv and time and falls back silently on an error.
+// Each core flag's variable is its name in upper case with '_' for '-'.
+func checkCoreEnvironment(lookupEnv func(string) (string, bool)) error {
+	fs := &coreoptions.FlagSet{FlagSet: flag.NewFlagSet("core", flag.ContinueOnError)}
+	(&coreoptions.Options{}).AddFlags(fs)
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		value, ok := lookupEnv(env)
+		if !ok {
+			return
+		}
+		if accepted, err := parseAsCoreDoes(f.Value, value); err != nil {
+			errs = append(errs, fmt.Errorf("%s (--%s) is %q: want %s", env, f.Name, value, accepted))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// parseAsCoreDoes parses value as core's env package reads a variable for a flag of this kind
+// and says what that kind accepts.
+func parseAsCoreDoes(v flag.Value, value string) (string, error) {
+	if b, ok := v.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		_, err := strconv.ParseBool(value)
+		return "true or false", err
+	}
+	getter, ok := v.(flag.Getter)
+	if !ok {
+		return "", nil
+	}
+	switch getter.Get().(type) {
+	case int:
+		_, err := strconv.Atoi(value)
+		return "a whole number", err
+	case int64:
+		_, err := strconv.ParseInt(value, 10, 64)
+		return "a whole number", err
+	case time.Duration:
+		_, err := time.ParseDuration(value)
+		return "a duration with its unit, such as 10s", err
+	}
+	return "", nil
 }

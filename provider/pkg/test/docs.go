@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 // templateExample is a template-mode example of the NodeClass reference: the YAML block after
@@ -34,7 +35,11 @@ var templateExample = regexp.MustCompile("(?s)<!-- template example: ([a-z-]+) -
 // DocumentedTemplates are the spec.bootstrap.template examples of provider/docs/nodeclass.md by
 // name, so that tests render exactly what users copy.
 func DocumentedTemplates() (map[string]string, error) {
-	path := filepath.Join(repoRoot(), "provider", "docs", "nodeclass.md")
+	root, err := repo.Root()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(root, "provider", "docs", "nodeclass.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -22,13 +22,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/awslabs/operatorpkg/object"
 	"github.com/samber/lo"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	coreapis "sigs.k8s.io/karpenter/pkg/apis"
 	coretest "sigs.k8s.io/karpenter/pkg/test"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 // binaries envtest starts; a missing one must fail the suite, never skip it.
@@ -42,7 +43,11 @@ func NewEnvironment() (*coretest.Environment, error) {
 			return nil, err
 		}
 	}
-	if err := os.Setenv("KUBEBUILDER_ASSETS", binDir()); err != nil {
+	dir, err := repo.BinDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Setenv("KUBEBUILDER_ASSETS", dir); err != nil {
 		return nil, fmt.Errorf("setting KUBEBUILDER_ASSETS, %w", err)
 	}
 	crds, err := chartCRDs()
@@ -52,33 +57,28 @@ func NewEnvironment() (*coretest.Environment, error) {
 	return coretest.NewEnvironment(coretest.WithCRDs(crds...), coretest.WithCRDs(coreapis.CRDs...)), nil
 }
 
-// repoRoot is found from this file's path because go test runs each package in its own folder.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
-
 // Binary is a pinned tool of KUBE_BIN_DIR (default <repo>/bin); a missing one is an error
 // naming the fix, so that the tests needing it fail instead of skipping.
 func Binary(name string) (string, error) {
-	path := filepath.Join(binDir(), name)
+	dir, err := repo.BinDir()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name)
 	if _, err := os.Stat(path); err != nil {
-		return "", fmt.Errorf("finding %s in %s (set KUBE_BIN_DIR or run make tools), %w", name, binDir(), err)
+		return "", fmt.Errorf("finding %s in %s (set %s or run make tools), %w", name, dir, repo.BinDirEnv, err)
 	}
 	return path, nil
-}
-
-func binDir() string {
-	if dir := os.Getenv("KUBE_BIN_DIR"); dir != "" {
-		return dir
-	}
-	return filepath.Join(repoRoot(), "bin")
 }
 
 // chartCRDs reads the CRDs controller-gen wrote into the chart, so tests admit objects through
 // exactly the schema and CEL rules users install.
 func chartCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	files, err := filepath.Glob(filepath.Join(repoRoot(), "charts", "karpenter-cloudstack", "crds", "karpenter.k8s.cloudstack_*.yaml"))
+	root, err := repo.Root()
+	if err != nil {
+		return nil, err
+	}
+	files, err := filepath.Glob(filepath.Join(root, "charts", "karpenter-cloudstack", "crds", "karpenter.k8s.cloudstack_*.yaml"))
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("finding the CloudStackNodeClass CRD in charts/ (run make generate), %v", err)
 	}

@@ -23,8 +23,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 )
 
-// NodeClass is a NodeClass that resolves against the fake cloud's default world; overrides are
-// merged over it (non-zero fields win).
+// NodeClass is a NodeClass that resolves against the in-process fake's default world;
+// overrides are merged over it (non-zero fields win).
 func NodeClass(overrides ...v1.CloudStackNodeClass) *v1.CloudStackNodeClass {
 	override := coretest.MustMerge(v1.CloudStackNodeClass{}, overrides...)
 	if len(override.Spec.NetworkSelectorTerms) == 0 {

@@ -32,8 +32,11 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 )
 
 func init() {
@@ -133,4 +136,10 @@ func TestGarbageCollectionReportsLaunchesThatFailedUnwatched(t *testing.T) {
 	if n := failures.Len(); n != 1 {
 		t.Fatalf("%d launches reported failed, want only the unwatched one", n)
 	}
+}
+
+// instancesOf is the instance provider of cluster over the in-process fake.
+func instancesOf(api csapi.API, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
+	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster},
+		instance.NewWatcher(api, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/awslabs/operatorpkg/object"
+	"github.com/patrickmn/go-cache"
 	"github.com/samber/lo"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
@@ -42,6 +43,8 @@ import (
 	"sigs.k8s.io/karpenter/pkg/events"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/diskoffering"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/network"
@@ -71,6 +74,21 @@ type Providers struct {
 	DiskOffering    diskoffering.Provider
 	SSHKey          sshkey.Provider
 	AffinityGroup   affinitygroup.Provider
+}
+
+// NewProviders are the default providers over api, each with a cache of its own, beside the
+// affinity-group provider, which the launch path shares.
+func NewProviders(api csapi.API, affinityGroups affinitygroup.Provider) Providers {
+	newCache := func(ttl time.Duration) *cache.Cache { return cache.New(ttl, pkgcache.CleanupInterval) }
+	return Providers{
+		Zone:            zone.NewDefaultProvider(api, newCache(zone.CacheTTL)),
+		Network:         network.NewDefaultProvider(api, newCache(network.CacheTTL)),
+		Template:        template.NewDefaultProvider(api, newCache(template.CacheTTL)),
+		ServiceOffering: serviceoffering.NewDefaultProvider(api, newCache(serviceoffering.CacheTTL)),
+		DiskOffering:    diskoffering.NewDefaultProvider(api, newCache(diskoffering.CacheTTL)),
+		SSHKey:          sshkey.NewDefaultProvider(api, newCache(sshkey.CacheTTL)),
+		AffinityGroup:   affinityGroups,
+	}
 }
 
 // subReconciler resolves one resource kind into the NodeClass status and its condition.

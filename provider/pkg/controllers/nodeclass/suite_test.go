@@ -31,12 +31,6 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/diskoffering"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/network"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/sshkey"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/template"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/zone"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
@@ -84,13 +78,5 @@ var _ = AfterEach(func() {
 
 // providers are built with fresh caches, as the operator builds them once per process.
 func providers(api csapi.API) nodeclass.Providers {
-	return nodeclass.Providers{
-		Zone:            zone.NewDefaultProvider(api, cache.New(zone.CacheTTL, zone.CacheTTL)),
-		Network:         network.NewDefaultProvider(api, cache.New(network.CacheTTL, network.CacheTTL)),
-		Template:        template.NewDefaultProvider(api, cache.New(template.CacheTTL, template.CacheTTL)),
-		ServiceOffering: serviceoffering.NewDefaultProvider(api, cache.New(serviceoffering.CacheTTL, serviceoffering.CacheTTL)),
-		DiskOffering:    diskoffering.NewDefaultProvider(api, cache.New(diskoffering.CacheTTL, diskoffering.CacheTTL)),
-		SSHKey:          sshkey.NewDefaultProvider(api, cache.New(sshkey.CacheTTL, sshkey.CacheTTL)),
-		AffinityGroup:   affinitygroup.NewDefaultProvider(api, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), clusterName),
-	}
+	return nodeclass.NewProviders(api, affinitygroup.NewDefaultProvider(api, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), clusterName))
 }

@@ -18,53 +18,59 @@ package cloudprovider_test
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	coretest "sigs.k8s.io/karpenter/pkg/test"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake/resolved"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
+
+func init() {
+	log.SetLogger(logr.Discard())
+}
 
 // TestIntegrationDriftAgainstTheFakeCloud launches through the fake cloud binary, then moves
 // the NodeClass to the other template and to a smaller offering set.
 func TestIntegrationDriftAgainstTheFakeCloud(t *testing.T) {
-	srv := fake.StartServer(t, fake.ServerOptions{ClientOptions: []csapi.Option{csapi.WithRateLimit(1000, 1000)}})
-	if err := srv.Admin(http.MethodPut, "/latency", map[string]string{"kind": "fixed", "fixed": "200ms"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	srv := fakecloud.Start(t, fakecloud.Options{ClientOptions: []csapi.Option{csapi.WithRateLimit(1000, 1000)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	nodeClass, err := resolved.NodeClass(ctx, srv.Client, "default")
+	if err := srv.SetJobLatency(ctx, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	nodeClass, err := fakecloud.NodeClass(ctx, srv.Client, "default")
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodeClass.ResourceVersion = ""
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClass).WithStatusSubresource(nodeClass).Build()
 	unavailable := cache.NewUnavailableOfferings(clock.RealClock{}, cache.UnavailableOfferingsTTL)
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, 100*time.Millisecond, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	prices := pricing.NewDefaultProvider(srv.Client, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"})
-	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: clusterName}, watcher, unavailable, userData{}, affinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
-	cp := cloudprovider.New(kube, &recorder{}, instancetype.NewDefaultProvider("", prices, unavailable), instances)
+	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
+	cp := cloudprovider.New(kube, coretest.NewEventRecorder(), instancetype.NewDefaultProvider("", prices, unavailable), instances)
 
-	created, err := cp.Create(ctx, nodeClaim("drift-it", instanceType("gplarge")))
+	created, err := cp.Create(ctx, test.NodeClaim("drift-it", "gplarge"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	created.Spec.NodeClassRef = nodeClaim("x").Spec.NodeClassRef
+	created.Spec.NodeClassRef = test.NodeClaim("x").Spec.NodeClassRef
 	if reason, err := cp.IsDrifted(ctx, created); err != nil || reason != "" {
 		t.Fatalf("fresh node drifted: %q, %v", reason, err)
 	}
@@ -82,7 +88,7 @@ func TestIntegrationDriftAgainstTheFakeCloud(t *testing.T) {
 		}, string(cloudprovider.TemplateDrift)},
 	} {
 		nc := &v1.CloudStackNodeClass{}
-		if err := kube.Get(ctx, clientKey("default"), nc); err != nil {
+		if err := kube.Get(ctx, client.ObjectKey{Name: "default"}, nc); err != nil {
 			t.Fatal(err)
 		}
 		step.change(nc)

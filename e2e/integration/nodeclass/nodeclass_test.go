@@ -17,31 +17,75 @@ limitations under the License.
 package nodeclass_test
 
 import (
+	"context"
+	"testing"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/patrickmn/go-cache"
 	"github.com/samber/lo"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coretest "sigs.k8s.io/karpenter/pkg/test"
 	. "sigs.k8s.io/karpenter/pkg/test/expectations"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
+
+var (
+	ctx      context.Context
+	env      *coretest.Environment
+	recorder *coretest.EventRecorder
+)
+
+func TestNodeClassAgainstTheFakeCloud(t *testing.T) {
+	ctx = context.Background()
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "NodeClass against the fake cloud")
+}
+
+var _ = BeforeSuite(func() {
+	var err error
+	env, err = test.NewEnvironment()
+	Expect(err).ToNot(HaveOccurred())
+	recorder = coretest.NewEventRecorder()
+})
+
+var _ = AfterSuite(func() {
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+})
+
+var _ = AfterEach(func() {
+	test.ExpectCleanedUp(ctx, env.Client)
+})
+
+// nodeClass is the suites' NodeClass over the default world with spec merged over it.
+func nodeClass(spec v1.CloudStackNodeClassSpec) *v1.CloudStackNodeClass {
+	return objects.NodeClass("default", func(nc *v1.CloudStackNodeClass) {
+		nc.Spec = coretest.MustMerge(nc.Spec, spec)
+	})
+}
 
 // These specs resolve through the real cloudstack-go client against the fake cloud binary's
 // default world, so the fields the providers read are checked against real API answers.
 var _ = Describe("Against the fake cloud binary", Label("integration"), func() {
 	var real *nodeclass.Controller
 	BeforeEach(func() {
-		server := fake.StartServer(GinkgoT(), fake.ServerOptions{})
-		real = nodeclass.NewController(env.Client, recorder, providers(server.Client))
+		server := fakecloud.Start(GinkgoT(), fakecloud.Options{})
+		affinityGroups := affinitygroup.NewDefaultProvider(server.Client, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), test.ClusterName)
+		real = nodeclass.NewController(env.Client, recorder, nodeclass.NewProviders(server.Client, affinityGroups))
 	})
 
 	It("resolves the default world into a Ready NodeClass", func() {
-		nodeClass := test.NodeClass(v1.CloudStackNodeClass{Spec: v1.CloudStackNodeClassSpec{
+		nodeClass := nodeClass(v1.CloudStackNodeClassSpec{
 			ServiceOfferingSelectorTerms: []v1.SelectorTerm{{Tags: map[string]string{"family": "gp"}}, {Name: "custom"}, {Name: "gpu.xlarge"}},
-		}})
+		})
 		ExpectApplied(ctx, env.Client, nodeClass)
 		ExpectObjectReconciled(ctx, env.Client, real, nodeClass)
 		nodeClass = ExpectExists(ctx, env.Client, nodeClass)
@@ -62,9 +106,9 @@ var _ = Describe("Against the fake cloud binary", Label("integration"), func() {
 		Expect(offerings["gpu.xlarge"].GPUs).To(BeNumerically(">", 0))
 	})
 	It("says which term matched nothing", func() {
-		nodeClass := test.NodeClass(v1.CloudStackNodeClass{Spec: v1.CloudStackNodeClassSpec{
+		nodeClass := nodeClass(v1.CloudStackNodeClassSpec{
 			TemplateSelectorTerms: []v1.SelectorTerm{{Tags: map[string]string{"os": "ubuntu"}}, {Name: "debian-12"}},
-		}})
+		})
 		ExpectApplied(ctx, env.Client, nodeClass)
 		ExpectObjectReconciled(ctx, env.Client, real, nodeClass)
 		nodeClass = ExpectExists(ctx, env.Client, nodeClass)

@@ -20,28 +20,35 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake/resolved"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
+
+func init() {
+	log.SetLogger(logr.Discard())
+}
 
 // cloud is the instance provider against the real fake cloud binary, through cloudstack-go.
 type cloud struct {
-	srv         *fake.Server
+	srv         *fakecloud.Server
 	provider    *instance.DefaultProvider
 	unavailable *pkgcache.UnavailableOfferings
 	nodeClass   *v1.CloudStackNodeClass
@@ -54,13 +61,13 @@ type cloud struct {
 // against it with the NodeClass providers, as the NodeClass controller would.
 func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
 	t.Helper()
-	srv := fake.StartServer(t, fake.ServerOptions{ClientOptions: []csapi.Option{csapi.WithRateLimit(1000, 1000)}})
-	if err := srv.Admin(http.MethodPut, "/latency", map[string]string{"kind": "fixed", "fixed": jobLatency.String()}, nil); err != nil {
-		t.Fatal(err)
-	}
+	srv := fakecloud.Start(t, fakecloud.Options{ClientOptions: []csapi.Option{csapi.WithRateLimit(1000, 1000)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	nc, err := resolved.NodeClass(ctx, srv.Client, "default")
+	if err := srv.SetJobLatency(ctx, jobLatency); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := fakecloud.NodeClass(ctx, srv.Client, "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +75,17 @@ func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}}
-	c.provider = instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: clusterName}, watcher, unavailable, &recordingUserData{}, fixedAffinityGroup{}, c.failures, pkgcache.NewInstances())
-	c.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, nc)
-	if err := srv.Admin(http.MethodPost, "/reset-calls", nil, nil); err != nil {
+	c.provider = instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, c.failures, pkgcache.NewInstances())
+	c.types, _ = instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(ctx, nc)
+	if err := srv.ResetCalls(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+type result struct {
+	launch *instance.Launch
+	err    error
 }
 
 func (c *cloud) createAll(t *testing.T, claims ...*karpv1.NodeClaim) []result {
@@ -119,7 +131,7 @@ func (c *cloud) reportedFailure(t *testing.T, nodeClaim string) error {
 
 func (c *cloud) calls(t *testing.T) (map[string]int, int) {
 	t.Helper()
-	counts, err := c.srv.CallCounts()
+	counts, err := c.srv.Calls(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,9 +145,9 @@ func (c *cloud) calls(t *testing.T) (map[string]int, int) {
 	return byCommand, total
 }
 
-func (c *cloud) fault(t *testing.T, rule map[string]any) {
+func (c *cloud) fault(t *testing.T, rule fakeadmin.Rule) {
 	t.Helper()
-	if err := c.srv.Admin(http.MethodPut, "/faults", map[string]any{"rules": []any{rule}}, nil); err != nil {
+	if err := c.srv.Admin.SetFaults(context.Background(), fakeadmin.Faults{Rules: []fakeadmin.Rule{rule}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -145,7 +157,7 @@ func TestIntegrationBatchedLaunchesCostFewCallsPerNode(t *testing.T) {
 	const nodes = 30
 	claims := make([]*karpv1.NodeClaim, nodes)
 	for i := range claims {
-		claims[i] = nodeClaim(fmt.Sprintf("batch-%d", i), "gpsmall", "gpmedium")
+		claims[i] = test.NodeClaim(fmt.Sprintf("batch-%d", i), "gpsmall", "gpmedium")
 	}
 	launches := c.createAll(t, claims...)
 	for _, r := range launches {
@@ -163,7 +175,7 @@ func TestIntegrationBatchedLaunchesCostFewCallsPerNode(t *testing.T) {
 		t.Errorf("%.2f calls per launched node, want <= 1.5", perNode)
 	}
 	for _, r := range launches {
-		if in, err := c.provider.Get(context.Background(), r.launch.Instance.ID); err != nil || in.State != instance.StateRunning || in.Tags[v1.TagCluster] != clusterName {
+		if in, err := c.provider.Get(context.Background(), r.launch.Instance.ID); err != nil || in.State != instance.StateRunning || in.Tags[v1.TagCluster] != test.ClusterName {
 			t.Fatalf("VM of %s: %+v, %v; want it Running and tagged", r.launch.Instance.Name, in, err)
 		}
 	}
@@ -175,8 +187,8 @@ func TestIntegrationBatchedLaunchesCostFewCallsPerNode(t *testing.T) {
 func TestIntegrationErrorPaths(t *testing.T) {
 	c := startCloud(t, 100*time.Millisecond)
 	t.Run("insufficient capacity marks the offering", func(t *testing.T) {
-		c.fault(t, map[string]any{"command": "deployVirtualMachine", "inJob": true, "code": 533, "max": 1})
-		r := c.createAll(t, nodeClaim("ice-2", "cplarge"))[0]
+		c.fault(t, fakeadmin.Rule{Command: "deployVirtualMachine", InJob: true, Code: 533, Max: 1})
+		r := c.createAll(t, test.NodeClaim("ice-2", "cplarge"))[0]
 		if r.err != nil {
 			t.Fatalf("Create failed before the deploy job ended: %v", r.err)
 		}
@@ -189,25 +201,25 @@ func TestIntegrationErrorPaths(t *testing.T) {
 		})
 	})
 	t.Run("account limit", func(t *testing.T) {
-		c.fault(t, map[string]any{"command": "deployVirtualMachine", "code": 535, "max": 1,
-			"text": "Maximum number of resources of type 'user_vm' for account name=admin in domain id=1 has been exceeded."})
-		r := c.createAll(t, nodeClaim("limit", "gplarge"))[0]
+		c.fault(t, fakeadmin.Rule{Command: "deployVirtualMachine", Code: 535, Max: 1,
+			Text: "Maximum number of resources of type 'user_vm' for account name=admin in domain id=1 has been exceeded."})
+		r := c.createAll(t, test.NodeClaim("limit", "gplarge"))[0]
 		if !cloudprovider.IsInsufficientCapacityError(r.err) || !csapi.IsLimitExceeded(r.err) {
 			t.Fatalf("error %v, want InsufficientCapacityError wrapping the limit", r.err)
 		}
 	})
 	for _, command := range []string{"listVirtualMachines", "deployVirtualMachine", "createTags"} {
 		t.Run("throttled "+command+" is retried", func(t *testing.T) {
-			c.fault(t, map[string]any{"command": command, "code": 429, "max": 1})
-			if r := c.createAll(t, nodeClaim("throttled-"+strings.ToLower(command), "gplarge"))[0]; r.err != nil {
+			c.fault(t, fakeadmin.Rule{Command: command, Code: 429, Max: 1})
+			if r := c.createAll(t, test.NodeClaim("throttled-"+strings.ToLower(command), "gplarge"))[0]; r.err != nil {
 				t.Fatalf("a launch whose %s was throttled once must succeed, got %v", command, r.err)
 			}
 		})
 	}
 	t.Run("other errors carry code and text", func(t *testing.T) {
-		c.fault(t, map[string]any{"command": "deployVirtualMachine", "code": 530, "text": "boom", "max": 1})
+		c.fault(t, fakeadmin.Rule{Command: "deployVirtualMachine", Code: 530, Text: "boom", Max: 1})
 		var createErr *cloudprovider.CreateError
-		if r := c.createAll(t, nodeClaim("broken", "gplarge"))[0]; !errors.As(r.err, &createErr) || createErr.ConditionMessage != "CloudStack error 530: boom" {
+		if r := c.createAll(t, test.NodeClaim("broken", "gplarge"))[0]; !errors.As(r.err, &createErr) || createErr.ConditionMessage != "CloudStack error 530: boom" {
 			t.Fatalf("error %v, want a CreateError with the CloudStack code and text", r.err)
 		}
 	})

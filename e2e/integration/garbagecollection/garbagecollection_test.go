@@ -18,18 +18,21 @@ package garbagecollection_test
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
@@ -38,16 +41,20 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 )
 
+func init() {
+	log.SetLogger(logr.Discard())
+}
+
 // TestIntegrationGarbageCollection runs the controller against the fake cloud binary: a VM
 // tagged for the cluster without a NodeClaim, or deployed by the cluster's provider and never
 // tagged, is destroyed once past the grace period.
 func TestIntegrationGarbageCollection(t *testing.T) {
 	const cluster = "gc-integration"
-	srv := fake.StartServer(t, fake.ServerOptions{})
-	if err := srv.Admin(http.MethodPut, "/latency", map[string]string{"kind": "fixed", "fixed": "0s"}, nil); err != nil {
+	srv := fakecloud.Start(t, fakecloud.Options{})
+	ctx := context.Background()
+	if err := srv.SetJobLatency(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	deploy := func(name, displayName string, tagged bool) string {
 		t.Helper()
 		id := deployVM(t, srv, name, displayName)
@@ -85,15 +92,15 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 // VM is left in Error; garbage collection destroys it and reports the NodeClaim that recorded it.
 func TestIntegrationGarbageCollectionEndsUnwatchedFailedLaunch(t *testing.T) {
 	const cluster = "gc-unwatched"
-	srv := fake.StartServer(t, fake.ServerOptions{})
-	if err := srv.Admin(http.MethodPut, "/latency", map[string]string{"kind": "fixed", "fixed": "0s"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	rule := map[string]any{"command": "deployVirtualMachine", "inJob": true, "code": 533, "max": 1}
-	if err := srv.Admin(http.MethodPut, "/faults", map[string]any{"rules": []any{rule}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	srv := fakecloud.Start(t, fakecloud.Options{})
 	ctx := context.Background()
+	if err := srv.SetJobLatency(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	rule := fakeadmin.Rule{Command: "deployVirtualMachine", InJob: true, Code: 533, Max: 1}
+	if err := srv.Admin.SetFaults(ctx, fakeadmin.Faults{Rules: []fakeadmin.Rule{rule}}); err != nil {
+		t.Fatal(err)
+	}
 	id := deployVM(t, srv, "unwatched", "")
 	tag(t, srv, id, cluster)
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -118,7 +125,7 @@ func TestIntegrationGarbageCollectionEndsUnwatchedFailedLaunch(t *testing.T) {
 }
 
 // deployVM deploys a VM the way a provider would, without waiting for its job.
-func deployVM(t *testing.T, srv *fake.Server, name, displayName string) string {
+func deployVM(t *testing.T, srv *fakecloud.Server, name, displayName string) string {
 	t.Helper()
 	ctx := context.Background()
 	zones, _ := srv.Client.ListZones(ctx)
@@ -131,15 +138,14 @@ func deployVM(t *testing.T, srv *fake.Server, name, displayName string) string {
 	return created.ID
 }
 
-func tag(t *testing.T, srv *fake.Server, id, cluster string) {
+func tag(t *testing.T, srv *fakecloud.Server, id, cluster string) {
 	t.Helper()
 	if _, err := srv.Client.CreateTags(context.Background(), []string{id}, map[string]string{v1.TagCluster: cluster}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// instancesOf is the instance provider of cluster over api: the in-process fake or the fake
-// binary's client.
+// instancesOf is the instance provider of cluster over the fake cloud.
 func instancesOf(api csapi.API, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
 	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster},
 		instance.NewWatcher(api, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())

@@ -14,11 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake
+// Package fakecloud runs the fake cloud binary for the integration tests of the provider's
+// parts: each part meets real API answers through the real cloudstack-go client, in the fake's
+// default world.
+package fakecloud
 
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,16 +31,21 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
-// Fixed keys of servers StartServer runs; the fake accepts whatever it is given.
+// BinaryEnv names a fake cloud binary other than <bin>/fakecloudstack.
+const BinaryEnv = "FAKECLOUDSTACK_BIN"
+
+// Fixed keys of the servers Start runs; the fake accepts whatever it is given.
 const (
-	ServerAPIKey    = "fake-api-key"
-	ServerSecretKey = "fake-secret-key"
+	APIKey    = "fake-api-key"
+	SecretKey = "fake-secret-key"
 )
 
-// TB is what StartServer needs from testing.T or GinkgoT().
+// TB is what Start needs from testing.T or GinkgoT().
 type TB interface {
 	Helper()
 	Fatalf(format string, args ...any)
@@ -46,36 +55,35 @@ type TB interface {
 	Failed() bool
 }
 
-// ServerOptions tune a fake cloud process.
-type ServerOptions struct {
-	// Args are appended to the command line (for example a world file or a latency profile).
+// Options tune a fake cloud process.
+type Options struct {
+	// Args are appended to the command line (for example a world file).
 	Args []string
 	// ClientOptions configure the returned Client (rate limit, HTTP client).
 	ClientOptions []csapi.Option
 }
 
-// Server is a running bin/fakecloudstack.
+// Server is a running fake cloud.
 type Server struct {
 	// BaseURL is http://host:port; the API is under /client/api and the admin API under /admin/.
-	BaseURL   string
-	APIURL    string
-	APIKey    string
-	SecretKey string
+	BaseURL string
+	APIURL  string
 	// Client talks to the server through the real cloudstack-go client.
 	Client *csapi.Client
+	// Admin drives the fake's /admin endpoints.
+	Admin *fakeadmin.Client
 }
 
 // Credentials of the server, for clients built by the code under test.
 func (s *Server) Credentials() csapi.Credentials {
-	return csapi.Credentials{APIURL: s.APIURL, APIKey: s.APIKey, SecretKey: s.SecretKey}
+	return csapi.Credentials{APIURL: s.APIURL, APIKey: APIKey, SecretKey: SecretKey}
 }
 
-// StartServer runs the fake cloud binary (env FAKECLOUDSTACK_BIN, default <repo>/bin/fakecloudstack)
-// on a free port and kills it when the test ends. A missing binary fails the test: an
-// integration test that silently skips proves nothing.
-func StartServer(t TB, opts ServerOptions) *Server {
+// Start runs the fake cloud binary on a free port and kills it when the test ends. A missing
+// binary fails the test: an integration test that silently skips proves nothing.
+func Start(t TB, opts Options) *Server {
 	t.Helper()
-	bin, err := serverBinary()
+	bin, err := binary()
 	if err != nil {
 		t.Fatalf("finding the fake cloud binary (run `make build`), %v", err)
 	}
@@ -85,7 +93,7 @@ func StartServer(t TB, opts ServerOptions) *Server {
 	if err != nil {
 		t.Fatalf("creating the fake cloud log, %v", err)
 	}
-	args := append([]string{"--listen", "127.0.0.1:0", "--addr-file", addrFile, "--api-key", ServerAPIKey, "--secret-key", ServerSecretKey}, opts.Args...)
+	args := append([]string{"--listen", "127.0.0.1:0", "--addr-file", addrFile, "--api-key", APIKey, "--secret-key", SecretKey}, opts.Args...)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -107,44 +115,42 @@ func StartServer(t TB, opts ServerOptions) *Server {
 	if err != nil {
 		t.Fatalf("waiting for the fake cloud to listen, %v", err)
 	}
-	s := &Server{BaseURL: base, APIURL: base + "/client/api", APIKey: ServerAPIKey, SecretKey: ServerSecretKey}
+	s := &Server{BaseURL: base, APIURL: base + "/client/api", Admin: fakeadmin.New(base)}
 	if s.Client, err = csapi.NewClient(s.Credentials(), opts.ClientOptions...); err != nil {
 		t.Fatalf("building a client for the fake cloud, %v", err)
 	}
 	return s
 }
 
-func serverBinary() (string, error) {
-	bin := os.Getenv("FAKECLOUDSTACK_BIN")
+// SetJobLatency makes every async job take d.
+func (s *Server) SetJobLatency(ctx context.Context, d time.Duration) error {
+	return s.Admin.Do(ctx, http.MethodPut, "/admin/latency", map[string]string{"kind": "fixed", "fixed": d.String()}, nil)
+}
+
+// Calls are the calls the server answered since the last ResetCalls, by command and answer code.
+func (s *Server) Calls(ctx context.Context) (map[string]map[string]int, error) {
+	counts := map[string]map[string]int{}
+	return counts, s.Admin.Do(ctx, http.MethodGet, "/admin/calls", nil, &counts)
+}
+
+// ResetCalls starts the call counts afresh.
+func (s *Server) ResetCalls(ctx context.Context) error {
+	return s.Admin.Do(ctx, http.MethodPost, "/admin/reset-calls", nil, nil)
+}
+
+func binary() (string, error) {
+	bin := os.Getenv(BinaryEnv)
 	if bin == "" {
-		root, err := RepoRoot()
+		dir, err := repo.BinDir()
 		if err != nil {
 			return "", err
 		}
-		bin = filepath.Join(root, "bin", "fakecloudstack")
+		bin = filepath.Join(dir, "fakecloudstack")
 	}
 	if _, err := os.Stat(bin); err != nil {
 		return "", fmt.Errorf("checking %s, %w", bin, err)
 	}
 	return bin, nil
-}
-
-// RepoRoot is the nearest directory above the working directory holding go.work.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.work above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // waitForAddress polls the address file the server writes once it listens.

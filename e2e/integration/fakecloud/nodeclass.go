@@ -14,11 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package resolved resolves the default NodeClass against a live CloudStack API (usually the
-// fake cloud binary) with the NodeClass providers, as the NodeClass controller would, for
-// integration tests that need real IDs in the status. It is apart from package fake so the
-// providers' own tests can import fake without a cycle.
-package resolved
+package fakecloud
 
 import (
 	"context"
@@ -27,18 +23,20 @@ import (
 
 	"github.com/patrickmn/go-cache"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/network"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/template"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/zone"
 )
 
-// NodeClass returns fake.ReadyNodeClass with its status resolved through api.
+// NodeClass is the suites' NodeClass over the default world with its status resolved through
+// api by the NodeClass providers and every condition true, as the NodeClass controller leaves
+// it: the real IDs a launch needs.
 func NodeClass(ctx context.Context, api csapi.API, name string) (*v1.CloudStackNodeClass, error) {
-	nc := fake.ReadyNodeClass(name, serviceoffering.InstanceTypeName)
+	nc := objects.NodeClass(name)
 	newCache := func() *cache.Cache { return cache.New(time.Minute, time.Minute) }
 	var err error
 	if nc.Status.Zones, err = zone.NewDefaultProvider(api, newCache()).Resolve(ctx, nc); err != nil {
@@ -52,6 +50,12 @@ func NodeClass(ctx context.Context, api csapi.API, name string) (*v1.CloudStackN
 	}
 	if nc.Status.ServiceOfferings, err = serviceoffering.NewDefaultProvider(api, newCache()).Resolve(ctx, nc, nc.Status.Zones); err != nil {
 		return nil, fmt.Errorf("resolving service offerings, %w", err)
+	}
+	conditions := nc.StatusConditions()
+	for _, c := range conditions.List() {
+		if conditions.IsDependentCondition(c.Type) {
+			conditions.SetTrue(c.Type)
+		}
 	}
 	return nc, nil
 }

@@ -14,7 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+// Package controller_test runs the provider binary against envtest and the fake cloud.
+package controller_test
 
 import (
 	"bytes"
@@ -44,9 +45,12 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	coretest "sigs.k8s.io/karpenter/pkg/test"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 // malformedAnswers are answers a proxy, a load balancer or a broken management server gives.
@@ -125,6 +129,20 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// providerBinary is bin/karpenter-cloudstack, which `make build` writes, as the e2e suites run it.
+func providerBinary(t *testing.T) string {
+	t.Helper()
+	dir, err := repo.BinDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary := filepath.Join(dir, component.ProviderName)
+	if _, err := os.Stat(binary); err != nil {
+		t.Fatalf("finding the provider binary (run `make build`), %v", err)
+	}
+	return binary
+}
+
 func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -152,7 +170,8 @@ func TestTheProviderOutlivesMalformedAnswers(t *testing.T) {
 	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cloud := fake.StartServer(t, fake.ServerOptions{})
+	binary := providerBinary(t)
+	cloud := fakecloud.Start(t, fakecloud.Options{})
 	proxy := newCorruptingProxy(t, cloud.BaseURL)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -164,8 +183,8 @@ func TestTheProviderOutlivesMalformedAnswers(t *testing.T) {
 		"KUBECONFIG=" + kubeconfigPath,
 		"CLUSTER_NAME=hostile",
 		"CLOUDSTACK_API_URL=" + proxy.URL + "/client/api",
-		"CLOUDSTACK_API_KEY=" + cloud.APIKey,
-		"CLOUDSTACK_SECRET_KEY=" + cloud.SecretKey,
+		"CLOUDSTACK_API_KEY=" + fakecloud.APIKey,
+		"CLOUDSTACK_SECRET_KEY=" + fakecloud.SecretKey,
 		"CLOUDSTACK_JOB_POLL_INTERVAL=500ms",
 		"API_SERVER_ENDPOINT=127.0.0.1:6443",
 		"DISABLE_LEADER_ELECTION=true",
@@ -187,8 +206,7 @@ func TestTheProviderOutlivesMalformedAnswers(t *testing.T) {
 		}
 	})
 
-	nodeClass := test.NodeClass()
-	nodeClass.Name = "default"
+	nodeClass := objects.NodeClass("default")
 	nodePool := coretest.NodePool(karpv1.NodePool{Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
 		NodeClassRef: &karpv1.NodeClassReference{Group: apis.Group, Kind: "CloudStackNodeClass", Name: nodeClass.Name},
 	}}}})

@@ -19,23 +19,30 @@ package instance_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 // deployDirect deploys a VM behind the provider's back, as a crashed predecessor would have.
 func (c *cloud) deployDirect(t *testing.T, name string) string {
 	t.Helper()
 	nc := c.nodeClass
-	offering := nc.Status.ServiceOfferings[2]
+	zone := nc.Status.Zones[0].ID
+	network := slices.IndexFunc(nc.Status.Networks, func(n v1.Network) bool { return n.ZoneID == zone })
+	if network < 0 {
+		t.Fatalf("no network in zone %s", zone)
+	}
 	created, err := c.srv.Client.DeployVirtualMachine(context.Background(), csapi.DeployRequest{
-		Name: name, ZoneID: nc.Status.Zones[0].ID, ServiceOfferingID: offering.ID,
-		TemplateID: nc.Status.Templates[0].ID, NetworkIDs: []string{networkIn(t, nc, nc.Status.Zones[0].ID)},
+		Name: name, ZoneID: zone, ServiceOfferingID: nc.Status.ServiceOfferings[2].ID,
+		TemplateID: nc.Status.Templates[0].ID, NetworkIDs: []string{nc.Status.Networks[network].ID},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +60,7 @@ func TestIntegrationCreateAfterACrashAdoptsTheVM(t *testing.T) {
 
 	// A crash after tagging, before the NodeClaim recorded the launch.
 	tagged := c.deployDirect(t, "crashed-after-tagging")
-	jobID, err := c.srv.Client.CreateTags(ctx, []string{tagged}, map[string]string{v1.TagCluster: clusterName})
+	jobID, err := c.srv.Client.CreateTags(ctx, []string{tagged}, map[string]string{v1.TagCluster: test.ClusterName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +71,7 @@ func TestIntegrationCreateAfterACrashAdoptsTheVM(t *testing.T) {
 		t.Fatalf("tagging the VM of the second crash, %v", err)
 	}
 	for name, id := range map[string]string{"crashed-before-tagging": untagged, "crashed-after-tagging": tagged} {
-		r := c.createAll(t, inZone(nodeClaim(name, offering), c.nodeClass.Status.Zones[0].Name))[0]
+		r := c.createAll(t, test.InZone(test.NodeClaim(name, offering), c.nodeClass.Status.Zones[0].Name))[0]
 		if r.err != nil {
 			t.Fatalf("%s: %v", name, r.err)
 		}
@@ -90,11 +97,11 @@ func TestIntegrationListPagesPast500VMs(t *testing.T) {
 		ids = append(ids, c.deployDirect(t, fmt.Sprintf("paged-%d", i)))
 	}
 	for start := 0; start < vms; start += 6 {
-		if _, err := c.srv.Client.CreateTags(ctx, ids[start:min(start+6, vms)], map[string]string{v1.TagCluster: clusterName}); err != nil {
+		if _, err := c.srv.Client.CreateTags(ctx, ids[start:min(start+6, vms)], map[string]string{v1.TagCluster: test.ClusterName}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.srv.Admin("POST", "/reset-calls", nil, nil); err != nil {
+	if err := c.srv.ResetCalls(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// ListAll: the default world has no room for 1100 VMs, so some end in Error; paging is
@@ -114,12 +121,12 @@ func TestIntegrationGetAndDeleteOfAGoneVM(t *testing.T) {
 	c := startCloud(t, 100*time.Millisecond)
 	ctx := context.Background()
 	id := c.deployDirect(t, "short-lived")
-	if err := c.srv.Admin("POST", "/vms/"+id+"/destroy", nil, nil); err != nil {
+	if err := c.srv.Admin.DestroyVM(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := c.provider.Get(ctx, id)
-		return isNotFound(err), nil
+		return cloudprovider.IsNodeClaimNotFoundError(err), nil
 	})
 	if err != nil {
 		t.Fatalf("Get of a VM destroyed out of band never returned NodeClaimNotFoundError: %v", err)
@@ -130,14 +137,14 @@ func TestIntegrationGetAndDeleteOfAGoneVM(t *testing.T) {
 		deleteErr = c.provider.Delete(ctx, id)
 		return deleteErr != nil, nil
 	})
-	if err != nil || !isNotFound(deleteErr) {
+	if err != nil || !cloudprovider.IsNodeClaimNotFoundError(deleteErr) {
 		t.Fatalf("Delete of a Destroyed VM: %v, want NodeClaimNotFoundError once the destroy job finished", deleteErr)
 	}
 	const unknown = "6f1a9f0e-0000-4000-8000-000000000000"
-	if _, err := c.provider.Get(ctx, unknown); !isNotFound(err) {
+	if _, err := c.provider.Get(ctx, unknown); !cloudprovider.IsNodeClaimNotFoundError(err) {
 		t.Fatalf("Get of an unknown uuid: %v, want NodeClaimNotFoundError", err)
 	}
-	if err := c.provider.Delete(ctx, unknown); !isNotFound(err) {
+	if err := c.provider.Delete(ctx, unknown); !cloudprovider.IsNodeClaimNotFoundError(err) {
 		t.Fatalf("Delete of an unknown uuid: %v, want NodeClaimNotFoundError at once", err)
 	}
 }

@@ -1,0 +1,104 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
+)
+
+func TestSummaryTablesTheLatestRunOfEachScenarioAndSize(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "results")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	older := results()
+	older[0].Seconds = 999
+	calibration := Result{Scenario: "S0", Size: 10, Provider: "kwok-only", Completed: true, Seconds: 5, Nodes: 10}
+	for name, run := range map[string]Run{
+		"S1-100-old": {Command: "bench old", Started: "2026-01-01T00:00:00Z", Results: older},
+		"S1-100":     {Command: "bench -scenario S1", Machine: "2 cores, linux", Started: "2026-01-02T00:00:00Z", Commit: "0123456789ab", Results: results()},
+		"S0-10":      {Command: "bench -scenario S0", Started: "2026-01-01T00:00:00Z", Results: []Result{calibration}},
+	} {
+		if err := WriteJSON(filepath.Join(dir, name+".json"), run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(filepath.Dir(dir), "RESULTS.md")
+	if err := WriteSummary(path, dir); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(raw)
+	for _, want := range []string{
+		"[results/](results/)",
+		"Machine: 2 cores, linux. Started 2026-01-02T00:00:00Z. Commit: 0123456789ab. Command: `bench -scenario S1`",
+		// No NodeClaim latencies: neither result counted NodeClaims.
+		"|  | time to all pods running (scale-down: all nodes gone) | nodes | pod startup p50 | pod startup p99 | CloudStack calls per node | 429 answers | failed deploy jobs | provider CPU seconds | provider peak RSS |",
+		"| ours | 60s | 20 | 0s | 0s | 1.5 | 0 | 0 | 12.5 | 150 MiB |",
+		"| KWOK provider (incomplete) | 40s | 20 | 0s | 0s | 0 | 0 | 0 | - | - |",
+		"| ratio | 1.50x | 1.00x | - | - | - | - | - | - | - |",
+		"[results/S1-100.md](results/S1-100.md)",
+		"Commit: not recorded. Command: `bench -scenario S0`",
+		"| no provisioner | 5s | 10 | 0s | 0s |\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "999") || strings.Contains(md, "bench old") {
+		t.Errorf("summary shows the older S1 run:\n%s", md)
+	}
+	if s0, s1 := strings.Index(md, "## S0, size 10"), strings.Index(md, "## S1, size 100"); s0 < 0 || s1 < s0 || strings.Count(md, "\n## ") != 2 {
+		t.Errorf("want one section each for S0 then S1:\n%s", md)
+	}
+}
+
+func TestSummaryTakesEveryKeyFigureFromTheJSON(t *testing.T) {
+	ours := results()[0]
+	ours.PodStartup.P50, ours.PodStartup.P99 = 7, 11
+	ours.NodeClaims, ours.NodeClaimLaunched.P50, ours.NodeClaimInitialized.P50 = 20, 3, 9
+	ours.Throttled, ours.FailedDeployJobs = 4, 2
+	ours.Processes = map[string]procstat.Usage{ProviderProcess("cloudstack"): {CPUSeconds: 33, PeakRSSMiB: 444}, "etcd": {CPUSeconds: 1, PeakRSSMiB: 2}}
+	md := Summary([]Saved{{Path: "x/S1-100.json", Run: Run{Results: []Result{ours}}}}, "x")
+	if want := "| ours | 60s | 20 | 7s | 11s | 3s | 9s | 1.5 | 4 | 2 | 33 | 444 MiB |"; !strings.Contains(md, want) {
+		t.Errorf("summary lacks %q:\n%s", want, md)
+	}
+	if strings.Contains(md, "| ratio |") {
+		t.Errorf("ratio row without a baseline:\n%s", md)
+	}
+}
+
+func TestReadDirRejectsAResultsFileWithoutResults(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteJSON(filepath.Join(dir, "empty.json"), Run{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "empty.json holds no result") {
+		t.Errorf("error %v, want one naming the file", err)
+	}
+	if err := WriteSummary(filepath.Join(dir, "RESULTS.md"), t.TempDir()); err == nil || !strings.Contains(err.Error(), "no results JSON") {
+		t.Errorf("summary of an empty folder: error %v", err)
+	}
+}
