@@ -62,6 +62,8 @@ test: test-tools build verify-generate unit e2e-smoke ## Unit tests of every mod
 .PHONY: unit
 unit: ## Unit and integration tests of every module (needs `make tools build`)
 	$(TEST_ENV) $(GO) test $(GO_TEST_FLAGS) $(addprefix ./,$(addsuffix /...,$(filter-out e2e,$(MODULES))))
+	# The fake's lifecycle stress test again under the race detector (about a minute).
+	$(TEST_ENV) $(GO) test $(GO_TEST_FLAGS) -race -run '^TestStress' ./fakecloudstack/pkg/server
 	$(TEST_ENV) $(GO) test $(GO_TEST_FLAGS) $$($(GO) list ./e2e/... | grep -v /suites/)
 
 # Suite packages run one at a time (-p 1): each brings up its own cluster, and two at once on a
@@ -99,6 +101,10 @@ BENCH_SCALE := $(BENCH) -heartbeat-factor 5 -node-lease-parallelism 32
 # round of it instead of several, each simulated against the nodes of the last; kwok then gets
 # 2,000 nodes within a minute and needs more than its 4 node-stage workers to make them Ready.
 BENCH_BURST := -core-env BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s -node-stage-parallelism 16
+
+.PHONY: bench-fake
+bench-fake: ## The fake cloud's Go benchmarks on 2 cores, written to fakecloudstack/benchmarks.md
+	$(GO) run ./fakecloudstack/cmd/benchreport -out fakecloudstack/benchmarks.md
 
 .PHONY: bench
 bench: tools build ## Small scale: S0 at 200 nodes, S1 at 100 pods, S2 at 200 nodes (under 10 minutes)

@@ -36,13 +36,18 @@ var _ = Describe("fakecloudstack chart", func() {
 		Expect(d.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)))
 		c := onlyContainer(d)
 		Expect(c.Args).To(ConsistOf("--listen=0.0.0.0:8080"))
-		Expect(c.Env).To(BeEmpty())
+		Expect(c.Env).To(HaveLen(1))
+		Expect(envOf(c)["FAKECLOUDSTACK_ADMIN_TOKEN"].ValueFrom).To(Equal(fromSecret(fakeName+"-admin", "admin-token")))
+		token := typed[corev1.Secret](r, "Secret", fakeName+"-admin").Data["admin-token"]
+		Expect(token).To(HaveLen(40), "a generated admin token")
+		Expect(typed[corev1.Secret](render(fake), "Secret", fakeName+"-admin").Data["admin-token"]).NotTo(Equal(token), "tokens are random")
 		Expect(c.ReadinessProbe.HTTPGet).To(SatisfyAll(HaveField("Path", "/healthz"), HaveField("Port", intstr.FromString("http"))))
 		Expect(c.SecurityContext.ReadOnlyRootFilesystem).To(HaveValue(BeTrue()))
 		service := typed[corev1.Service](r, "Service", fakeName)
 		Expect(service.Spec.Ports).To(ConsistOf(HaveField("Port", BeEquivalentTo(8080))))
 		Expect(service.Spec.Selector).To(Equal(d.Spec.Template.Labels))
-		Expect(r.OfKind("ConfigMap", "Secret", "ClusterRole")).To(BeEmpty())
+		Expect(r.OfKind("ConfigMap", "ClusterRole")).To(BeEmpty())
+		Expect(r.OfKind("Secret")).To(HaveLen(1))
 	})
 
 	It("fixes the keys, loads a world file and runs the node simulator with its own identity", func() {
@@ -68,6 +73,11 @@ var _ = Describe("fakecloudstack chart", func() {
 		))
 		binding := typed[rbacv1.ClusterRoleBinding](r, "ClusterRoleBinding", fakeName+"-nodesim")
 		Expect(binding.Subjects).To(ConsistOf(HaveField("Name", d.Spec.Template.Spec.ServiceAccountName)))
+	})
+
+	It("takes a fixed admin token", func() {
+		r := render(fake, "adminToken=T0K3N")
+		Expect(typed[corev1.Secret](r, "Secret", fakeName+"-admin").Data).To(HaveKeyWithValue("admin-token", []byte("T0K3N")))
 	})
 
 	It("refuses one key without the other", func() {

@@ -35,8 +35,8 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/process"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 )
 
 // readyTimeout bounds each process' start-up; the provider needs its caches synced and the
@@ -75,7 +75,7 @@ type Environment struct {
 	Runner  *process.Runner
 	Cluster cluster.Options
 	Client  client.Client
-	Fake    *fakeadmin.Client
+	Fake    *admin.Client
 	// AuditStart is where this run's part of the API server's audit log starts: the kind
 	// cluster's log holds the runs before it too.
 	AuditStart int64
@@ -154,7 +154,7 @@ func Attach(ctx context.Context, o Options) *Environment {
 
 			KindKubeconfig: o.KindKubeconfig(),
 		},
-		Fake: fakeadmin.New(component.FakeCloudBaseURL(o.FakePort)),
+		Fake: admin.New(component.FakeCloudBaseURL(o.FakePort), o.AdminToken),
 	}
 	if o.ProviderIdentity != nil && !e.onKind() {
 		e.Cluster.AuditPolicy = e.auditPolicyPath()
@@ -241,6 +241,7 @@ func (e *Environment) processes() []component.Component {
 			Port:       e.FakePort,
 			APIKey:     e.APIKey,
 			SecretKey:  e.SecretKey,
+			AdminToken: e.AdminToken,
 			Kubeconfig: e.Kubeconfig(),
 			World:      e.World,
 		}),

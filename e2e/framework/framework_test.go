@@ -73,7 +73,7 @@ func TestNewSettingsPicksDistinctPortsAndFreshKeys(t *testing.T) {
 	if len(slices.Compact(ports)) != 3 {
 		t.Errorf("ports collide: %s", a)
 	}
-	if a.SecretKey == b.SecretKey || a.APIKey == b.APIKey {
+	if a.SecretKey == b.SecretKey || a.APIKey == b.APIKey || a.AdminToken == b.AdminToken || a.AdminToken == "" {
 		t.Error("two environments share keys")
 	}
 }
@@ -132,7 +132,7 @@ func TestComponentsRunTheCCMWhenAsked(t *testing.T) {
 	}
 }
 
-func TestSettingsSavedWithoutACCMPortGetOne(t *testing.T) {
+func TestSettingsSavedWithoutACCMPortOrAdminTokenGetThem(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "settings.json")
 	old := `{"clusterName":"dev","fakePort":1001,"metricsPort":1002,"healthPort":1003,"apiKey":"k","secretKey":"s"}`
 	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
@@ -142,8 +142,8 @@ func TestSettingsSavedWithoutACCMPortGetOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.CCMPort == 0 || s.FakePort != 1001 || s.APIKey != "k" {
-		t.Errorf("settings = %s, want the saved ones plus a CCM port", s)
+	if s.CCMPort == 0 || s.AdminToken == "" || s.FakePort != 1001 || s.APIKey != "k" {
+		t.Errorf("settings = %s (admin token set: %v), want the saved ones plus a CCM port and an admin token", s, s.AdminToken != "")
 	}
 	again, err := LoadOrCreateSettings(path, "dev")
 	if err != nil || again != s {

@@ -86,12 +86,13 @@ func (e *Environment) uninstallCharts() error {
 	)
 }
 
-// fakeValues are docs/install.md's values for the fake, with the world file of the run and the
-// toleration of the kind node's taint.
+// fakeValues are docs/install.md's values for the fake with the run's keys and admin token,
+// its world file and the toleration of the kind node's taint.
 func (e *Environment) fakeValues() (map[string]any, error) {
 	values := map[string]any{
 		"apiKey":        e.APIKey,
 		"secretKey":     e.SecretKey,
+		"adminToken":    e.AdminToken,
 		"nodeSimulator": map[string]any{"enabled": true},
 		"tolerations":   []any{map[string]any{"key": "CriticalAddonsOnly", "operator": "Exists"}},
 	}

@@ -35,7 +35,7 @@ func kindEnvironment(t *testing.T) *Environment {
 	root := t.TempDir()
 	return Attach(context.Background(), Options{
 		Paths:       Paths{Root: root, BinDir: filepath.Join(root, "bin"), RunDir: filepath.Join(root, ".e2e", "run")},
-		Settings:    Settings{ClusterName: "e2e-x", FakePort: 4000, MetricsPort: 4001, HealthPort: 4002, APIKey: "k", SecretKey: "s"},
+		Settings:    Settings{ClusterName: "e2e-x", FakePort: 4000, MetricsPort: 4001, HealthPort: 4002, APIKey: "k", SecretKey: "s", AdminToken: "t"},
 		Runtime:     cluster.RuntimeKind,
 		ProviderEnv: []string{"BATCH_IDLE_DURATION=1s", "FEATURE_GATES=A=true,B=false"},
 	})
@@ -67,7 +67,7 @@ func TestKindFakeValuesCarryTheWorldFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := values["config"]; ok || values["apiKey"] != "k" || values["secretKey"] != "s" {
+	if _, ok := values["config"]; ok || values["apiKey"] != "k" || values["secretKey"] != "s" || values["adminToken"] != "t" {
 		t.Errorf("values without a world file: %v", values)
 	}
 	e.World = filepath.Join(t.TempDir(), "world.yaml")

@@ -36,6 +36,8 @@ type Settings struct {
 	CCMPort     int    `json:"ccmPort"` // the CloudStack CCM's /healthz, where a CCM runs
 	APIKey      string `json:"apiKey"`
 	SecretKey   string `json:"secretKey"`
+	// AdminToken opens the fake cloud's /admin endpoints.
+	AdminToken string `json:"adminToken"`
 }
 
 // NewSettings picks free ports and fresh keys for a cluster of the given name.
@@ -51,7 +53,20 @@ func NewSettings(clusterName string) (Settings, error) {
 	if s.SecretKey, err = randomHex(32); err != nil {
 		return Settings{}, err
 	}
+	if err := s.pickMissingToken(); err != nil {
+		return Settings{}, err
+	}
 	return s, nil
+}
+
+// pickMissingToken gives settings saved before the admin token existed one.
+func (s *Settings) pickMissingToken() error {
+	if s.AdminToken != "" {
+		return nil
+	}
+	var err error
+	s.AdminToken, err = randomHex(20)
+	return err
 }
 
 // pickMissingPorts gives every port not chosen yet a free one.
@@ -70,8 +85,8 @@ func (s *Settings) pickMissingPorts() error {
 }
 
 // LoadOrCreateSettings reads the settings saved at path, or creates and saves new ones. The
-// file holds API keys, so only its owner may read it. Settings saved before a port existed get
-// one, saved with them.
+// file holds API keys, so only its owner may read it. Settings saved before a port or the
+// admin token existed get one, saved with them.
 func LoadOrCreateSettings(path, clusterName string) (Settings, error) {
 	var s Settings
 	raw, err := os.ReadFile(path)
@@ -82,6 +97,9 @@ func LoadOrCreateSettings(path, clusterName string) (Settings, error) {
 		}
 		saved := s
 		if err := s.pickMissingPorts(); err != nil {
+			return Settings{}, err
+		}
+		if err := s.pickMissingToken(); err != nil {
 			return Settings{}, err
 		}
 		if s == saved {

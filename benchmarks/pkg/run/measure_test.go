@@ -38,7 +38,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 )
 
@@ -111,7 +111,7 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n/usr/bin/self\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	target := &Target{Fake: fakeadmin.New(srv.URL), fakeMetrics: srv.URL + "/metrics", pidFiles: map[string]string{"self": pidFile}}
+	target := &Target{Fake: admin.New(srv.URL, "token"), fakeMetrics: srv.URL + "/metrics", pidFiles: map[string]string{"self": pidFile}}
 	r := report.Result{Nodes: 4, NodeClaims: 5}
 	before := stats.Calls{"deployVirtualMachine": {"200": 4}, "listZones": {"200": 3}}
 	if err := costs(context.Background(), target, before, &r); err != nil {

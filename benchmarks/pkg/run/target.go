@@ -33,7 +33,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/metrics"
 )
 
@@ -47,7 +47,7 @@ type Target struct {
 	Client   client.Client
 	// Fake is the fake cloud and fakeMetrics its Prometheus endpoint; nil and empty on the
 	// baseline.
-	Fake        *fakeadmin.Client
+	Fake        *admin.Client
 	fakeMetrics string
 	// pids lists the files holding the pid of each measured process.
 	pidFiles map[string]string
@@ -84,11 +84,11 @@ func (t *Target) Calls(ctx context.Context) (stats.Calls, error) {
 	if t.Fake == nil {
 		return nil, nil
 	}
-	calls := stats.Calls{}
-	if err := t.Fake.Do(ctx, "GET", "/admin/calls", nil, &calls); err != nil {
+	calls, err := t.Fake.Calls(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("reading call counts, %w", err)
 	}
-	return calls, nil
+	return stats.Calls(calls), nil
 }
 
 // FailedDeployJobs counts the deploy jobs the fake failed since it started.

@@ -21,17 +21,19 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
 )
 
 // Scenario is one row of the scenario table.
@@ -43,7 +45,7 @@ type Scenario struct {
 	Workload func(size int) ([]client.Object, int)
 	// Cloud configures the fake cloud before the workload; nil keeps the default world's
 	// instant jobs. A scenario with one cannot run on the KWOK baseline, which has no cloud.
-	Cloud func(ctx context.Context, fake *fakeadmin.Client) error
+	Cloud func(ctx context.Context, fake *admin.Client) error
 	// ScaleDown deletes the workload once it runs and measures until every node is gone.
 	ScaleDown bool
 	// Calibration runs on a bare cluster with no provisioner: the workload brings its nodes.
@@ -136,22 +138,16 @@ func calibrationNode(name string) *corev1.Node {
 	}
 }
 
-// Latency is the fake cloud's job latency profile (PUT /admin/latency).
-type Latency struct {
-	Kind   string `json:"kind"`
-	Median string `json:"median,omitempty"`
-	P99    string `json:"p99,omitempty"`
-}
-
 // ThrottledFaults are S4's limits: CloudStack's api.throttling.max of 25 calls/s and one
 // deploy job in a hundred failing for capacity, as a busy zone does.
-var ThrottledFaults = fakeadmin.Faults{
-	Throttle: fakeadmin.Throttle{Max: 25, Interval: "1s"},
-	Rules:    []fakeadmin.Rule{{Command: "deployVirtualMachine", Rate: 0.01, Code: 533, InJob: true}},
+var ThrottledFaults = faults.Config{
+	Throttle: faults.Throttle{Max: 25, Interval: metav1.Duration{Duration: time.Second}},
+	Rules:    []faults.Rule{{Command: "deployVirtualMachine", Rate: 0.01, Code: 533, InJob: true}},
 }
 
-func throttled(ctx context.Context, fake *fakeadmin.Client) error {
-	if err := fake.Do(ctx, http.MethodPut, "/admin/latency", Latency{Kind: "lognormal", Median: "30s", P99: "90s"}, nil); err != nil {
+func throttled(ctx context.Context, fake *admin.Client) error {
+	latency := jobs.Profile{Kind: jobs.LogNormal, Median: metav1.Duration{Duration: 30 * time.Second}, P99: metav1.Duration{Duration: 90 * time.Second}}
+	if err := fake.SetLatency(ctx, latency); err != nil {
 		return fmt.Errorf("setting job latency, %w", err)
 	}
 	if err := fake.SetFaults(ctx, ThrottledFaults); err != nil {

@@ -17,18 +17,15 @@ limitations under the License.
 package scenario
 
 import (
-	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
 )
 
 func deployments(t *testing.T, objs []client.Object) []*appsv1.Deployment {
@@ -132,22 +129,17 @@ func TestOnlyScenariosWithoutCloudSetupHaveABaseline(t *testing.T) {
 }
 
 func TestS4ThrottlesTheFakeCloud(t *testing.T) {
-	got := map[string]string{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		got[r.Method+" "+r.URL.Path] = string(body)
-	}))
-	defer srv.Close()
+	ts := cstest.NewTestServer(t)
 	s, _ := ByID("S4")
-	if err := s.Cloud(context.Background(), fakeadmin.New(srv.URL)); err != nil {
+	if err := s.Cloud(t.Context(), ts.AdminClient); err != nil {
 		t.Fatal(err)
 	}
-	var latency Latency
-	if err := json.Unmarshal([]byte(got["PUT /admin/latency"]), &latency); err != nil || latency != (Latency{Kind: "lognormal", Median: "30s", P99: "90s"}) {
-		t.Errorf("latency = %q (%v)", got["PUT /admin/latency"], err)
+	st, err := ts.AdminClient.State(t.Context())
+	if err != nil || st.Latency.Kind != jobs.LogNormal || st.Latency.Median.Duration != 30*time.Second || st.Latency.P99.Duration != 90*time.Second {
+		t.Errorf("latency = %+v (%v)", st.Latency, err)
 	}
-	var faults fakeadmin.Faults
-	if err := json.Unmarshal([]byte(got["PUT /admin/faults"]), &faults); err != nil || faults.Throttle.Max != 25 || faults.Rules[0].Code != 533 || !faults.Rules[0].InJob {
-		t.Errorf("faults = %q (%v)", got["PUT /admin/faults"], err)
+	f, err := ts.AdminClient.Faults(t.Context())
+	if err != nil || f.Throttle.Max != 25 || len(f.Rules) != 1 || f.Rules[0].Code != 533 || !f.Rules[0].InJob {
+		t.Errorf("faults = %+v (%v)", f, err)
 	}
 }

@@ -29,7 +29,9 @@ const pageSize = 500
 
 // VM is what suites assert on.
 type VM struct {
-	ID, Name, State                 string
+	ID, Name, State string
+	// ProjectID is the project owning the VM, empty for an account's own.
+	ProjectID                       string
 	Zone, ServiceOffering, Template string
 	Tags                            map[string]string
 	// CPU and MemoryMiB are the VM's size, a custom offering's too.
@@ -49,12 +51,14 @@ func New(apiURL, apiKey, secretKey string) *Client {
 	return &Client{cs: cloudstack.NewAsyncClient(apiURL, apiKey, secretKey, false)}
 }
 
-// VMs lists every VM the account sees, destroyed ones included until they are expunged.
+// VMs lists every VM the account sees, projects' included (projectid=-1 with listall=true),
+// destroyed ones included until they are expunged.
 func (c *Client) VMs() ([]VM, error) {
 	var out []VM
 	for page := 1; ; page++ {
 		p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
 		p.SetListall(true)
+		p.SetProjectid("-1")
 		p.SetPage(page)
 		p.SetPagesize(pageSize)
 		resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
@@ -76,7 +80,7 @@ func toVM(vm *cloudstack.VirtualMachine) VM {
 		tags[t.Key] = t.Value
 	}
 	out := VM{
-		ID: vm.Id, Name: vm.Name, State: vm.State,
+		ID: vm.Id, Name: vm.Name, State: vm.State, ProjectID: vm.Projectid,
 		Zone: vm.Zonename, ServiceOffering: vm.Serviceofferingname, Template: vm.Templatename,
 		Tags: tags, CPU: vm.Cpunumber, MemoryMiB: vm.Memory, Host: vm.Hostname,
 	}
@@ -95,9 +99,23 @@ func (c *Client) ZoneID(name string) (string, error) {
 	return id, nil
 }
 
+// ProjectID resolves a project name.
+func (c *Client) ProjectID(name string) (string, error) {
+	id, _, err := c.cs.Project.GetProjectID(name)
+	if err != nil {
+		return "", fmt.Errorf("resolving project %s, %w", name, err)
+	}
+	return id, nil
+}
+
 // Deploy launches a VM outside the provider, as an operator or a crashed controller would
 // leave one, and tags it. It returns once the VM runs.
 func (c *Client) Deploy(name, zone, offering, template, network string, tags map[string]string) (string, error) {
+	return c.DeployInProject("", name, zone, offering, template, network, tags)
+}
+
+// DeployInProject is Deploy in a project (its network too); an empty project is the account.
+func (c *Client) DeployInProject(project, name, zone, offering, template, network string, tags map[string]string) (string, error) {
 	zoneID, err := c.ZoneID(zone)
 	if err != nil {
 		return "", err
@@ -110,13 +128,16 @@ func (c *Client) Deploy(name, zone, offering, template, network string, tags map
 	if err != nil {
 		return "", fmt.Errorf("resolving template %s, %w", template, err)
 	}
-	networkID, _, err := c.cs.Network.GetNetworkID(network, cloudstack.WithZone(zoneID))
+	networkID, _, err := c.cs.Network.GetNetworkID(network, cloudstack.WithZone(zoneID), cloudstack.WithProject(project))
 	if err != nil {
 		return "", fmt.Errorf("resolving network %s, %w", network, err)
 	}
 	p := c.cs.VirtualMachine.NewDeployVirtualMachineParams(offeringID, templateID, zoneID)
 	p.SetName(name)
 	p.SetNetworkids([]string{networkID})
+	if project != "" {
+		p.SetProjectid(project)
+	}
 	vm, err := c.cs.VirtualMachine.DeployVirtualMachine(p)
 	if err != nil {
 		return "", fmt.Errorf("deploying %s, %w", name, err)

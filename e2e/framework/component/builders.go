@@ -32,6 +32,8 @@ type FakeCloudConfig struct {
 	Binary            string
 	Port              int
 	APIKey, SecretKey string
+	// AdminToken opens /admin; empty lets the fake generate one nobody knows.
+	AdminToken string
 	// Kubeconfig turns the node simulator on: Running VMs become KWOK Nodes in that cluster.
 	Kubeconfig string
 	// World is a YAML world file; empty keeps the fake's embedded default world.
@@ -45,6 +47,9 @@ func FakeCloud(c FakeCloudConfig) Component {
 		"--listen", "127.0.0.1:" + strconv.Itoa(c.Port),
 		"--api-key", c.APIKey,
 		"--secret-key", c.SecretKey,
+	}
+	if c.AdminToken != "" {
+		args = append(args, "--admin-token", c.AdminToken)
 	}
 	if c.Kubeconfig != "" {
 		args = append(args, "--kubeconfig", c.Kubeconfig)

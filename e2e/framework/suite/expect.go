@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -196,6 +197,32 @@ func (s *Suite) Scale(ctx context.Context, d *appsv1.Deployment, replicas int32)
 	patch := client.MergeFrom(d.DeepCopy())
 	d.Spec.Replicas = ptr.To(replicas)
 	Expect(s.Env.Client.Patch(ctx, d, patch)).To(Succeed())
+}
+
+// ReplaceTimeout covers the node going NotReady once its VM is gone, Karpenter's NodeClaim
+// garbage collection (every 2 minutes) and the replacement's launch.
+const ReplaceTimeout = 6 * time.Minute
+
+// ExpectReplacedAfterOutOfBandDestroy runs app's single pod on one node, destroys that node's
+// VM behind the provider's back and waits until the NodeClaim is gone and the pod runs on
+// another node. It returns the destroyed VM.
+func (s *Suite) ExpectReplacedAfterOutOfBandDestroy(ctx context.Context, app string) cloud.VM {
+	GinkgoHelper()
+	first := s.EventuallyReadyNodes(ctx, 1, ProvisionTimeout)[0]
+	vm := s.ExpectOneLiveVM()
+	claims, err := s.NodeClaims(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(claims).To(HaveLen(1))
+
+	Expect(s.Env.Fake.DestroyVM(ctx, vm.ID)).To(Succeed())
+	Eventually(func(g Gomega) {
+		err := s.Env.Client.Get(ctx, client.ObjectKeyFromObject(&claims[0]), &karpv1.NodeClaim{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "NodeClaim %s still exists (%v)", claims[0].Name, err)
+		pods, err := s.RunningPods(ctx, app)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(pods).To(ConsistOf(HaveField("Spec.NodeName", Not(Equal(first.Name)))))
+	}).WithContext(ctx).WithTimeout(ReplaceTimeout).WithPolling(2 * time.Second).Should(Succeed())
+	return vm
 }
 
 // EventuallyVMGone waits until the VM is destroyed or expunged.

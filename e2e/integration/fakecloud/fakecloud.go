@@ -22,16 +22,17 @@ package fakecloud
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
@@ -39,10 +40,11 @@ import (
 // BinaryEnv names a fake cloud binary other than <bin>/fakecloudstack.
 const BinaryEnv = "FAKECLOUDSTACK_BIN"
 
-// Fixed keys of the servers Start runs; the fake accepts whatever it is given.
+// Fixed keys and admin token of the servers Start runs; the fake accepts whatever it is given.
 const (
-	APIKey    = "fake-api-key"
-	SecretKey = "fake-secret-key"
+	APIKey     = "fake-api-key"
+	SecretKey  = "fake-secret-key"
+	AdminToken = "fake-admin-token"
 )
 
 // TB is what Start needs from testing.T or GinkgoT().
@@ -71,7 +73,7 @@ type Server struct {
 	// Client talks to the server through the real cloudstack-go client.
 	Client *csapi.Client
 	// Admin drives the fake's /admin endpoints.
-	Admin *fakeadmin.Client
+	Admin *admin.Client
 }
 
 // Credentials of the server, for clients built by the code under test.
@@ -93,7 +95,7 @@ func Start(t TB, opts Options) *Server {
 	if err != nil {
 		t.Fatalf("creating the fake cloud log, %v", err)
 	}
-	args := append([]string{"--listen", "127.0.0.1:0", "--addr-file", addrFile, "--api-key", APIKey, "--secret-key", SecretKey}, opts.Args...)
+	args := append([]string{"--listen", "127.0.0.1:0", "--addr-file", addrFile, "--api-key", APIKey, "--secret-key", SecretKey, "--admin-token", AdminToken}, opts.Args...)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -115,7 +117,7 @@ func Start(t TB, opts Options) *Server {
 	if err != nil {
 		t.Fatalf("waiting for the fake cloud to listen, %v", err)
 	}
-	s := &Server{BaseURL: base, APIURL: base + "/client/api", Admin: fakeadmin.New(base)}
+	s := &Server{BaseURL: base, APIURL: base + "/client/api", Admin: admin.New(base, AdminToken)}
 	if s.Client, err = csapi.NewClient(s.Credentials(), opts.ClientOptions...); err != nil {
 		t.Fatalf("building a client for the fake cloud, %v", err)
 	}
@@ -124,18 +126,7 @@ func Start(t TB, opts Options) *Server {
 
 // SetJobLatency makes every async job take d.
 func (s *Server) SetJobLatency(ctx context.Context, d time.Duration) error {
-	return s.Admin.Do(ctx, http.MethodPut, "/admin/latency", map[string]string{"kind": "fixed", "fixed": d.String()}, nil)
-}
-
-// Calls are the calls the server answered since the last ResetCalls, by command and answer code.
-func (s *Server) Calls(ctx context.Context) (map[string]map[string]int, error) {
-	counts := map[string]map[string]int{}
-	return counts, s.Admin.Do(ctx, http.MethodGet, "/admin/calls", nil, &counts)
-}
-
-// ResetCalls starts the call counts afresh.
-func (s *Server) ResetCalls(ctx context.Context) error {
-	return s.Admin.Do(ctx, http.MethodPost, "/admin/reset-calls", nil, nil)
+	return s.Admin.SetLatency(ctx, jobs.Profile{Kind: jobs.Fixed, Fixed: metav1.Duration{Duration: d}})
 }
 
 func binary() (string, error) {

@@ -39,7 +39,7 @@ func NodeClass(ctx context.Context, api csapi.API, name string) (*v1.CloudStackN
 	nc := objects.NodeClass(name)
 	newCache := func() *cache.Cache { return cache.New(time.Minute, time.Minute) }
 	var err error
-	if nc.Status.Zones, err = zone.NewDefaultProvider(api, newCache()).Resolve(ctx, nc); err != nil {
+	if nc.Status.Zones, err = zone.NewDefaultProvider(api, newCache(), "").Resolve(ctx, nc); err != nil {
 		return nil, fmt.Errorf("resolving zones, %w", err)
 	}
 	if nc.Status.Networks, err = network.NewDefaultProvider(api, newCache()).Resolve(ctx, nc, nc.Status.Zones); err != nil {

@@ -31,8 +31,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
@@ -97,8 +97,8 @@ func TestIntegrationGarbageCollectionEndsUnwatchedFailedLaunch(t *testing.T) {
 	if err := srv.SetJobLatency(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	rule := fakeadmin.Rule{Command: "deployVirtualMachine", InJob: true, Code: 533, Max: 1}
-	if err := srv.Admin.SetFaults(ctx, fakeadmin.Faults{Rules: []fakeadmin.Rule{rule}}); err != nil {
+	rule := faults.Rule{Command: "deployVirtualMachine", InJob: true, Code: 533, Max: 1}
+	if err := srv.Admin.SetFaults(ctx, faults.Config{Rules: []faults.Rule{rule}}); err != nil {
 		t.Fatal(err)
 	}
 	id := deployVM(t, srv, "unwatched", "")

@@ -31,8 +31,8 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
@@ -77,7 +77,7 @@ func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
 	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}}
 	c.provider = instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, c.failures, pkgcache.NewInstances())
 	c.types, _ = instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(ctx, nc)
-	if err := srv.ResetCalls(ctx); err != nil {
+	if err := srv.Admin.ResetCalls(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -131,7 +131,7 @@ func (c *cloud) reportedFailure(t *testing.T, nodeClaim string) error {
 
 func (c *cloud) calls(t *testing.T) (map[string]int, int) {
 	t.Helper()
-	counts, err := c.srv.Calls(context.Background())
+	counts, err := c.srv.Admin.Calls(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,9 +145,9 @@ func (c *cloud) calls(t *testing.T) (map[string]int, int) {
 	return byCommand, total
 }
 
-func (c *cloud) fault(t *testing.T, rule fakeadmin.Rule) {
+func (c *cloud) fault(t *testing.T, rule faults.Rule) {
 	t.Helper()
-	if err := c.srv.Admin.SetFaults(context.Background(), fakeadmin.Faults{Rules: []fakeadmin.Rule{rule}}); err != nil {
+	if err := c.srv.Admin.SetFaults(context.Background(), faults.Config{Rules: []faults.Rule{rule}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -187,7 +187,7 @@ func TestIntegrationBatchedLaunchesCostFewCallsPerNode(t *testing.T) {
 func TestIntegrationErrorPaths(t *testing.T) {
 	c := startCloud(t, 100*time.Millisecond)
 	t.Run("insufficient capacity marks the offering", func(t *testing.T) {
-		c.fault(t, fakeadmin.Rule{Command: "deployVirtualMachine", InJob: true, Code: 533, Max: 1})
+		c.fault(t, faults.Rule{Command: "deployVirtualMachine", InJob: true, Code: 533, Max: 1})
 		r := c.createAll(t, test.NodeClaim("ice-2", "cplarge"))[0]
 		if r.err != nil {
 			t.Fatalf("Create failed before the deploy job ended: %v", r.err)
@@ -201,7 +201,7 @@ func TestIntegrationErrorPaths(t *testing.T) {
 		})
 	})
 	t.Run("account limit", func(t *testing.T) {
-		c.fault(t, fakeadmin.Rule{Command: "deployVirtualMachine", Code: 535, Max: 1,
+		c.fault(t, faults.Rule{Command: "deployVirtualMachine", Code: 535, Max: 1,
 			Text: "Maximum number of resources of type 'user_vm' for account name=admin in domain id=1 has been exceeded."})
 		r := c.createAll(t, test.NodeClaim("limit", "gplarge"))[0]
 		if !cloudprovider.IsInsufficientCapacityError(r.err) || !csapi.IsLimitExceeded(r.err) {
@@ -210,14 +210,14 @@ func TestIntegrationErrorPaths(t *testing.T) {
 	})
 	for _, command := range []string{"listVirtualMachines", "deployVirtualMachine", "createTags"} {
 		t.Run("throttled "+command+" is retried", func(t *testing.T) {
-			c.fault(t, fakeadmin.Rule{Command: command, Code: 429, Max: 1})
+			c.fault(t, faults.Rule{Command: command, Code: 429, Max: 1})
 			if r := c.createAll(t, test.NodeClaim("throttled-"+strings.ToLower(command), "gplarge"))[0]; r.err != nil {
 				t.Fatalf("a launch whose %s was throttled once must succeed, got %v", command, r.err)
 			}
 		})
 	}
 	t.Run("other errors carry code and text", func(t *testing.T) {
-		c.fault(t, fakeadmin.Rule{Command: "deployVirtualMachine", Code: 530, Text: "boom", Max: 1})
+		c.fault(t, faults.Rule{Command: "deployVirtualMachine", Code: 530, Text: "boom", Max: 1})
 		var createErr *cloudprovider.CreateError
 		if r := c.createAll(t, test.NodeClaim("broken", "gplarge"))[0]; !errors.As(r.err, &createErr) || createErr.ConditionMessage != "CloudStack error 530: boom" {
 			t.Fatalf("error %v, want a CreateError with the CloudStack code and text", r.err)

@@ -101,7 +101,7 @@ func TestIntegrationListPagesPast500VMs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := c.srv.ResetCalls(ctx); err != nil {
+	if err := c.srv.Admin.ResetCalls(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// ListAll: the default world has no room for 1100 VMs, so some end in Error; paging is

@@ -79,7 +79,7 @@ var _ = Describe("Against the fake cloud binary", Label("integration"), func() {
 	BeforeEach(func() {
 		server := fakecloud.Start(GinkgoT(), fakecloud.Options{})
 		affinityGroups := affinitygroup.NewDefaultProvider(server.Client, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), test.ClusterName)
-		real = nodeclass.NewController(env.Client, recorder, nodeclass.NewProviders(server.Client, affinityGroups))
+		real = nodeclass.NewController(env.Client, recorder, nodeclass.NewProviders(server.Client, affinityGroups, ""))
 	})
 
 	It("resolves the default world into a Ready NodeClass", func() {

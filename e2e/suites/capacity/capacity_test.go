@@ -26,9 +26,9 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cloud"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 )
 
 // fallbackDeadline is the bar: once another zone is allowed, nodes run there within it.
@@ -47,7 +47,7 @@ var _ = Describe("Capacity", func() {
 		Expect(err).NotTo(HaveOccurred())
 		// The deploy job fails as CloudStack's planner fails it when no host has room: the VM
 		// is left in Error and the job answers 533.
-		Expect(s.Env.Fake.SetFaults(ctx, fakeadmin.Faults{Rules: []fakeadmin.Rule{{
+		Expect(s.Env.Fake.SetFaults(ctx, faults.Config{Rules: []faults.Rule{{
 			Command: "deployVirtualMachine",
 			Match:   map[string]string{"zoneid": zoneA},
 			InJob:   true,
@@ -86,7 +86,7 @@ var _ = Describe("Capacity", func() {
 	}, SpecTimeout(6*time.Minute))
 
 	It("reports an account limit (535) in events and backs off instead of retrying in a loop", func(ctx SpecContext) {
-		Expect(s.Env.Fake.SetFaults(ctx, fakeadmin.Faults{Rules: []fakeadmin.Rule{{
+		Expect(s.Env.Fake.SetFaults(ctx, faults.Config{Rules: []faults.Rule{{
 			Command: "deployVirtualMachine",
 			Code:    535,
 			CSCode:  4370,

@@ -25,9 +25,9 @@ import (
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 )
 
 // olderTemplate is the default world's older template, which the tag selector never picks.
@@ -56,7 +56,7 @@ var _ = Describe("Drift", func() {
 
 	It("rolls every node onto a newer template published behind the same selector", func(ctx SpecContext) {
 		const published = "ubuntu-24.04-kube-v1.36-r2"
-		Expect(s.Env.Fake.AddTemplate(ctx, fakeadmin.Template{Name: published, Tags: objects.DefaultTemplateTags})).To(Succeed())
+		Expect(s.Env.Fake.AddTemplate(ctx, admin.Template{Name: published, Tags: objects.DefaultTemplateTags})).To(Succeed())
 		expectRolled(ctx, original, published)
 	}, SpecTimeout(10*time.Minute))
 

@@ -23,7 +23,6 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
@@ -121,11 +120,13 @@ var _ = Describe("Provisioning", func() {
 
 		pod := s.EventuallyPodsRunning(ctx, "custom", 1, suite.ProvisionTimeout)[0]
 		node := s.NodeOf(ctx, &pod)
-		Expect(s.ExpectOneLiveVM().ServiceOffering).To(Equal("custom"))
-		// Big enough for the pod, and not the offering's maximum of 16 cores and 64 GiB.
-		Expect(node.Status.Capacity.Cpu().Cmp(resource.MustParse("3"))).To(BeNumerically(">", 0))
-		Expect(node.Status.Capacity.Cpu().Cmp(resource.MustParse("16"))).To(BeNumerically("<", 0))
-		Expect(node.Status.Capacity.Memory().Cmp(resource.MustParse("64Gi"))).To(BeNumerically("<", 0))
+		// The cheapest custom shape whose allocatable holds 3 vCPU and 6 GiB: 4 vCPU leave
+		// 3920m, 8 GiB leave 6627Mi (4c4g leaves 2531Mi).
+		vm := s.ExpectOneLiveVM()
+		Expect(vm.ServiceOffering).To(Equal("custom"))
+		Expect(vm.CPU).To(Equal(4))
+		Expect(vm.MemoryMiB).To(Equal(8192))
+		Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelInstanceTypeStable, "custom-4c8g"))
 		expectAllocatableAsPromised(ctx)
 	}, SpecTimeout(5*time.Minute))
 

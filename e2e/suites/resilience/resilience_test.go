@@ -24,9 +24,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
@@ -38,10 +35,6 @@ import (
 // gcTimeout covers the provider's garbage collection: a leaked VM is destroyed once it is older
 // than the 5-minute grace period, on a sweep every 2 minutes.
 const gcTimeout = 9 * time.Minute
-
-// replaceTimeout covers the node going NotReady once its VM is gone, Karpenter's NodeClaim
-// garbage collection (every 2 minutes) and the replacement's launch.
-const replaceTimeout = 6 * time.Minute
 
 const scaleUp = 50
 
@@ -87,20 +80,7 @@ var _ = Describe("Resilience", func() {
 	It("replaces the NodeClaim of a VM destroyed out of band", func(ctx SpecContext) {
 		s.CreateNodePool(ctx)
 		s.Create(ctx, objects.Deployment("app", 1, objects.Resources("cpu", "500m", "memory", "512Mi")))
-		first := s.EventuallyReadyNodes(ctx, 1, suite.ProvisionTimeout)[0]
-		vm := s.ExpectOneLiveVM()
-		claims, err := s.NodeClaims(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(claims).To(HaveLen(1))
-
-		Expect(s.Env.Fake.DestroyVM(ctx, vm.ID)).To(Succeed())
-		Eventually(func(g Gomega) {
-			err := s.Env.Client.Get(ctx, client.ObjectKeyFromObject(&claims[0]), &karpv1.NodeClaim{})
-			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "NodeClaim %s still exists (%v)", claims[0].Name, err)
-			pods, err := s.RunningPods(ctx, "app")
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(pods).To(ConsistOf(HaveField("Spec.NodeName", Not(Equal(first.Name)))))
-		}).WithContext(ctx).WithTimeout(replaceTimeout).WithPolling(2 * time.Second).Should(Succeed())
+		s.ExpectReplacedAfterOutOfBandDestroy(ctx, "app")
 	}, SpecTimeout(10*time.Minute))
 
 	It("garbage-collects VMs tagged for the cluster that no NodeClaim owns, and only those", func(ctx SpecContext) {

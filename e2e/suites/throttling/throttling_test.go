@@ -21,10 +21,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/fakeadmin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 )
 
 // CloudStack's api.throttling.max default when throttling is enabled.
@@ -40,9 +41,9 @@ var _ = Describe("Throttling", func() {
 		// A 10-node scale-up alone rarely exceeds the limit; a share of throttled answers on top
 		// makes every command meet 429s, as it does behind a management server shared with the
 		// CCM and the CSI driver.
-		Expect(s.Env.Fake.SetFaults(ctx, fakeadmin.Faults{
-			Throttle: fakeadmin.Throttle{Max: callsPerSecond, Interval: "1s"},
-			Rules: []fakeadmin.Rule{{
+		Expect(s.Env.Fake.SetFaults(ctx, faults.Config{
+			Throttle: faults.Throttle{Max: callsPerSecond, Interval: metav1.Duration{Duration: time.Second}},
+			Rules: []faults.Rule{{
 				Command: "*",
 				Rate:    throttledShare,
 				Code:    429,

@@ -32,6 +32,7 @@ type flags struct {
 	kubeconfig string
 	stateFile  string
 	addrFile   string
+	adminToken string
 }
 
 const envPrefix = "FAKECLOUDSTACK_"
@@ -51,7 +52,8 @@ func parseFlags(args []string) (flags, error) {
 	str(&f.secretKey, "secret-key", "", "secret key of the admin account; generated and printed when empty")
 	str(&f.configFile, "config", "", "YAML file with the world and its behaviour; the embedded default world otherwise")
 	str(&f.kubeconfig, "kubeconfig", "", "kubeconfig of a cluster where running VMs become nodes (node simulator)")
-	str(&f.stateFile, "state-file", "", "file the state is loaded from at start and saved to at shutdown")
+	str(&f.stateFile, "state-file", "", "file the state is loaded from at start and written to after every change")
+	str(&f.adminToken, "admin-token", "", "token the /admin endpoints require (Authorization: Bearer <token>); generated and printed when empty")
 	str(&f.addrFile, "addr-file", "", "file to write the base URL to once listening, for harnesses that use port 0")
 	if err := fs.Parse(args); err != nil {
 		return flags{}, err

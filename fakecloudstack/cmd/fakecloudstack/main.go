@@ -32,12 +32,22 @@ import (
 	"time"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/server"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
 
 // shutdownGrace bounds how long in-flight requests may finish at shutdown.
 const shutdownGrace = 5 * time.Second
+
+// timeouts bound every connection, so a client that sends its request slowly, or never reads
+// the answer, cannot hold one.
+type timeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// serverTimeouts leave the write room for the longest injected delay.
+var serverTimeouts = timeouts{readHeader: 10 * time.Second, read: 30 * time.Second, write: faults.MaxDelay + 30*time.Second, idle: 2 * time.Minute}
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -50,7 +60,8 @@ func main() {
 	}
 }
 
-// run serves until ctx ends, then saves the state file if one was given.
+// run serves until ctx ends; with a state file, every change is written as it happens and
+// once more at the end.
 func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
 	f, err := parseFlags(args)
 	if err != nil {
@@ -62,11 +73,19 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 			return err
 		}
 	}
-	srv, loaded, err := newServer(cfg, f.stateFile)
+	srv, loaded, err := newServer(cfg, f)
 	if err != nil {
 		return err
 	}
 	srv.SetAdminKeys(f.apiKey, f.secretKey)
+	persistCtx, stopPersisting := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopPersisting()
+	var persisted <-chan error
+	if f.stateFile != "" {
+		if persisted, err = srv.PersistTo(persistCtx, f.stateFile); err != nil {
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s, %w", f.listen, err)
@@ -74,8 +93,11 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "fakecloudstack listening on %s%s\n", base, server.APIPath)
 	printKeys(stdout, srv.Admin(), f, !loaded && !adminSecretConfigured(cfg))
+	if f.adminToken == "" {
+		fmt.Fprintf(stdout, "admin token: %s\n", srv.AdminToken())
+	}
 	if f.addrFile != "" {
-		if err := writeFileAtomic(f.addrFile, []byte(base)); err != nil {
+		if err := server.WriteFileAtomic(f.addrFile, []byte(base)); err != nil {
 			return err
 		}
 	}
@@ -84,13 +106,14 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 			return err
 		}
 	}
-	if err := serve(ctx, ln, srv); err != nil {
-		return err
+	served := serve(ctx, ln, srv, serverTimeouts)
+	stopPersisting()
+	if persisted != nil {
+		if err := <-persisted; err != nil {
+			return errors.Join(served, fmt.Errorf("writing the state file, %w", err))
+		}
 	}
-	if f.stateFile != "" {
-		return saveState(srv.Store(), f.stateFile)
-	}
-	return nil
+	return served
 }
 
 // printKeys prints the API key when it was not fixed, and the secret only when it was
@@ -113,8 +136,8 @@ func adminSecretConfigured(cfg config.Config) bool {
 	return false
 }
 
-func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+func serve(ctx context.Context, ln net.Listener, h http.Handler, t timeouts) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle}
 	errs := make(chan error, 1)
 	go func() { errs <- hs.Serve(ln) }()
 	select {

@@ -21,6 +21,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,5 +149,45 @@ func TestFlagErrors(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"--config", "/does/not/exist"}, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
 		t.Error("a missing config file must fail")
+	}
+}
+
+// TestSlowClientsAreCutOff sends a request one byte at a time, as a slow-loris client does:
+// the server closes the connection once the header timeout passes.
+func TestSlowClientsAreCutOff(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	go func() {
+		done <- serve(ctx, ln, handler, timeouts{readHeader: 300 * time.Millisecond, read: time.Second, write: time.Second, idle: time.Second})
+	}()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	request := "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + strings.Repeat("a", 100)
+	for i := range len(request) {
+		if _, err := conn.Write([]byte{request[i]}); err != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+		if time.Since(start) > 3*time.Second {
+			t.Fatal("the server still reads a request it has received for 3 s")
+		}
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.ReadAll(conn); err != nil {
+		t.Fatalf("the connection was not closed by the server: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -17,64 +17,32 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/server"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
 
-// newServer serves the snapshot in stateFile when there is one, the configured world otherwise.
-func newServer(cfg config.Config, stateFile string) (*server.Server, bool, error) {
-	opts := []server.Option{server.WithConfig(cfg)}
+// newServer serves the state in stateFile when there is one, the configured world otherwise.
+func newServer(cfg config.Config, f flags) (*server.Server, bool, error) {
+	opts := []server.Option{server.WithConfig(cfg), server.WithAdminToken(f.adminToken)}
 	loaded := false
-	if stateFile != "" {
-		data, err := os.ReadFile(stateFile)
+	if f.stateFile != "" {
+		data, err := os.ReadFile(f.stateFile)
 		switch {
 		case err == nil:
-			st := store.New()
-			if err := st.Load(bytes.NewReader(data)); err != nil {
-				return nil, false, fmt.Errorf("loading state from %s, %w", stateFile, err)
-			}
-			opts = append(opts, server.WithStore(st))
+			opts = append(opts, server.WithState(data))
 			loaded = true
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, false, fmt.Errorf("reading state file, %w", err)
 		}
 	}
 	srv, err := server.New(opts...)
+	if err != nil && loaded {
+		err = fmt.Errorf("loading state from %s, %w", f.stateFile, err)
+	}
 	return srv, loaded, err
-}
-
-func saveState(st *store.Store, path string) error {
-	var buf bytes.Buffer
-	if err := st.Save(&buf); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, buf.Bytes())
-}
-
-// writeFileAtomic renames a complete temporary file into place so readers never see half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("creating temporary file, %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s, %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("closing %s, %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("renaming into %s, %w", path, err)
-	}
-	return nil
 }

@@ -64,6 +64,7 @@ func (b *Backend) affinityCommands() []Command {
 			{Name: "type", Type: "string", Description: "lists affinity groups by type"},
 			{Name: "virtualmachineid", Type: "uuid", Description: "lists affinity groups by virtual machine ID", Related: "listVirtualMachines"},
 			{Name: "listall", Type: "boolean", Description: "list resources of every account (admin only)"},
+			{Name: "projectid", Type: "uuid", Description: "list objects by project; -1 for every project of the caller", Related: "listProjects"},
 		}, pageParams()...),
 		Response: groupFields,
 		Handle:   b.listAffinityGroups,
@@ -83,10 +84,14 @@ func (b *Backend) createAffinityGroup(r *Request) (any, error) {
 	if !affinityTypes[kind] {
 		return nil, cserr.InvalidParam("Unable to create affinity group, invalid affinity group type %s", kind)
 	}
-	if _, exists := b.groupByName(r.Account.ID, name); exists {
+	owner, err := b.owner(r)
+	if err != nil {
+		return nil, err
+	}
+	if _, exists := b.groupByName(owner.ID, name); exists {
 		return nil, cserr.InvalidParam("Unable to create affinity group, a group with name %s already exists.", name)
 	}
-	g := store.AffinityGroup{ID: b.Store.NewID(), Name: name, Type: kind, Description: r.Get("description"), AccountID: r.Account.ID}
+	g := store.AffinityGroup{ID: b.Store.NewID(), Name: name, Type: kind, Description: r.Get("description"), AccountID: owner.ID}
 	b.Store.AffinityGroups.Put(g.ID, g)
 	job := b.submit(r, jobSpec{javaCmd: createAGCmd, instanceType: instanceAffinity, instanceID: g.ID,
 		finish: func(injected *cserr.Error) (any, *cserr.Error) {
@@ -104,7 +109,10 @@ func (b *Backend) groupByName(accountID, name string) (store.AffinityGroup, bool
 }
 
 func (b *Backend) listAffinityGroups(r *Request) (any, error) {
-	scope := r.Scope()
+	owners, err := b.owners(r)
+	if err != nil {
+		return nil, err
+	}
 	var vmGroups []string
 	if r.Has("virtualmachineid") {
 		vm, ok := b.Store.VM(r.Get("virtualmachineid"))
@@ -114,7 +122,7 @@ func (b *Backend) listAffinityGroups(r *Request) (any, error) {
 		vmGroups = vm.AffinityGroupIDs
 	}
 	return filterList(r, "affinitygroup", b.Store.AffinityGroups.List(), func(g store.AffinityGroup) bool {
-		return (scope == "" || g.AccountID == scope) && (!r.Has("id") || g.ID == r.Get("id")) &&
+		return slices.Contains(owners, g.AccountID) && (!r.Has("id") || g.ID == r.Get("id")) &&
 			(!r.Has("name") || g.Name == r.Get("name")) && (!r.Has("type") || g.Type == r.Get("type")) &&
 			(!r.Has("virtualmachineid") || slices.Contains(vmGroups, g.ID)) && keywordMatch(r.Get("keyword"), g.Name)
 	}, b.affinityGroupResponseOf)

@@ -32,13 +32,12 @@ type asyncStarted struct {
 	JobID string `json:"jobid"`
 }
 
-// jobSpec is one asynchronous command's work. finish receives the failure injected for this
-// job, if any, so each command fails the way it really would (a deploy leaves its VM in Error).
+// jobSpec is the work of an asynchronous command that only writes the database (tags,
+// affinity groups). finish receives the failure injected for this job, if any.
 type jobSpec struct {
 	javaCmd      string
 	instanceType string
 	instanceID   string
-	begin        func()
 	finish       func(injected *cserr.Error) (any, *cserr.Error)
 }
 
@@ -61,17 +60,13 @@ const (
 
 func (b *Backend) submit(r *Request, spec jobSpec) jobs.Job {
 	stuck, injected := b.Faults.Job(r.Command, r.Params)
-	begin := spec.begin
-	if begin == nil {
-		begin = func() {}
-	}
 	return b.Jobs.Submit(jobs.Work{
 		Job: jobs.Job{AccountID: r.Account.ID, UserID: r.Account.UserID, Command: r.Command, Cmd: spec.javaCmd,
 			InstanceType: spec.instanceType, InstanceID: spec.instanceID},
-		Begin:  begin,
+		Begin:  func() {},
 		Finish: func() (any, *cserr.Error) { return spec.finish(injected) },
 		Stuck:  stuck,
-		Quick:  spec.instanceType != instanceVM,
+		Quick:  true,
 	})
 }
 

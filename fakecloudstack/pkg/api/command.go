@@ -74,6 +74,10 @@ type Settings struct {
 	UserDataMaxLength int
 	// AllowUserExpunge is allow.user.expunge.recover.vm.
 	AllowUserExpunge bool
+	// MaxCustomCPU and MaxCustomMemoryMiB are vm.serviceoffering.cpu.cores.max and
+	// vm.serviceoffering.ram.size.max: caps on every custom shape; 0, the default, is none.
+	MaxCustomCPU       int
+	MaxCustomMemoryMiB int
 }
 
 // DefaultSettings are the simulator's values: a one-minute expunge delay instead of a day.
@@ -94,15 +98,18 @@ type Backend struct {
 
 	// admission serialises deploys between the limit check and the insert.
 	admission sync.Mutex
+	ops       map[string]vmOp
 }
 
 // Commands returns every command by name. The server builds the map once, in its New.
 func (b *Backend) Commands() map[string]Command {
+	b.ops = b.vmOps()
 	commands := map[string]Command{}
 	for _, group := range [][]Command{
 		b.zoneCommands(), b.offeringCommands(), b.templateCommands(), b.networkCommands(),
 		b.keyPairCommands(), b.affinityCommands(), b.vmCommands(), b.tagCommands(),
 		b.jobCommands(), b.limitCommands(), b.discoveryCommands(), b.managementCommands(),
+		b.projectCommands(), b.accountCommands(),
 	} {
 		for _, c := range group {
 			commands[c.Name] = c

@@ -43,38 +43,40 @@ func ResponseKey(command string) string { return strings.ToLower(command) + "res
 
 // Encode wraps a handler's payload in the command's envelope.
 func Encode(command string, payload any) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(`{"`)
-	buf.WriteString(ResponseKey(command))
-	buf.WriteString(`":`)
-	inner, err := encodePayload(payload)
-	if err != nil {
-		return nil, err
+	head := `{"` + ResponseKey(command) + `":`
+	l, isList := payload.(List)
+	if !isList {
+		return encodeInto(head, payload, "}", 0)
 	}
-	buf.Write(inner)
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
-
-// encodePayload writes lists the way BaseListCmd does: {} when nothing matches, only the
-// count when the page is past the end.
-func encodePayload(payload any) ([]byte, error) {
-	l, ok := payload.(List)
-	if !ok {
-		return json.Marshal(payload)
-	}
+	// Lists as BaseListCmd writes them: {} when nothing matches, only the count when the page
+	// is past the end.
 	if l.Count == 0 {
-		return []byte("{}"), nil
+		return []byte(head + "{}}"), nil
 	}
 	count := `{"count":` + strconv.Itoa(l.Count)
-	if v := reflect.ValueOf(l.Items); !v.IsValid() || v.Len() == 0 {
-		return []byte(count + "}"), nil
+	v := reflect.ValueOf(l.Items)
+	if !v.IsValid() || v.Len() == 0 {
+		return []byte(head + count + "}}"), nil
 	}
-	items, err := json.Marshal(l.Items)
-	if err != nil {
+	return encodeInto(head+count+`,"`+l.Key+`":`, l.Items, "}}", v.Len()*itemSizeHint)
+}
+
+// itemSizeHint is about the JSON size of one VM, the largest list item, so a list answer is
+// usually written into one buffer allocated once: every extra copy of a large answer is
+// garbage the collector must chase.
+const itemSizeHint = 2048
+
+// encodeInto writes v as JSON between prefix and suffix, in a buffer of about sizeHint bytes.
+func encodeInto(prefix string, v any, suffix string, sizeHint int) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(prefix) + sizeHint + len(suffix) + 1)
+	buf.WriteString(prefix)
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
 		return nil, err
 	}
-	return []byte(count + `,"` + l.Key + `":` + string(items) + "}"), nil
+	buf.Truncate(buf.Len() - 1) // Encode ends with a newline.
+	buf.WriteString(suffix)
+	return buf.Bytes(), nil
 }
 
 // errorBody is CloudStack's error envelope content. CSCode 0 is left out, as in 401 answers.

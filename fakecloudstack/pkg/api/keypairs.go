@@ -20,6 +20,7 @@ import (
 	"crypto/md5"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
@@ -41,6 +42,7 @@ func (b *Backend) keyPairCommands() []Command {
 			{Name: "name", Type: "string", Description: "A key pair name to look for"},
 			{Name: "fingerprint", Type: "string", Description: "A public key fingerprint to look for"},
 			{Name: "listall", Type: "boolean", Description: "list resources of every account (admin only)"},
+			{Name: "projectid", Type: "uuid", Description: "list objects by project; -1 for every project of the caller", Related: "listProjects"},
 		}, pageParams()...),
 		Response: []Field{{Name: "name", Type: "string", Description: "Name of the keypair"}, {Name: "fingerprint", Type: "string", Description: "Fingerprint of the public key"}},
 		Handle:   b.listSSHKeyPairs,
@@ -58,9 +60,12 @@ func (b *Backend) keyPairCommands() []Command {
 }
 
 func (b *Backend) listSSHKeyPairs(r *Request) (any, error) {
-	scope := r.Scope()
+	owners, err := b.owners(r)
+	if err != nil {
+		return nil, err
+	}
 	return filterList(r, "sshkeypair", b.Store.KeyPairs.List(), func(k store.SSHKeyPair) bool {
-		return (scope == "" || k.AccountID == scope) && (!r.Has("name") || k.Name == r.Get("name")) &&
+		return slices.Contains(owners, k.AccountID) && (!r.Has("name") || k.Name == r.Get("name")) &&
 			(!r.Has("fingerprint") || k.Fingerprint == r.Get("fingerprint")) && keywordMatch(r.Get("keyword"), k.Name)
 	}, func(k store.SSHKeyPair) keyPairResponse {
 		owner, _ := b.Store.Accounts.Get(k.AccountID)

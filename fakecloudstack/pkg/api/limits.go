@@ -110,7 +110,7 @@ func (b *Backend) checkLimits(a store.Account, vm store.VM) error {
 	if len(a.Limits) == 0 {
 		return nil
 	}
-	vms, _ := b.Store.ListVMs(store.VMFilter{AccountID: a.ID, State: store.StatePresent}, 0, -1)
+	vms, _ := b.Store.ListVMs(store.VMFilter{AccountIDs: []string{a.ID}, State: store.StatePresent}, 0, -1)
 	for _, t := range resourceTypes {
 		max := limitOf(a, t.name)
 		if max < 0 {

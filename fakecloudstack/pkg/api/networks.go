@@ -17,6 +17,7 @@ limitations under the License.
 package api
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
@@ -52,6 +53,7 @@ func (b *Backend) networkCommands() []Command {
 			{Name: "canusefordeploy", Type: "boolean", Description: "list networks available for VM deployment"},
 			{Name: "tags", Type: "map", Description: "List resources by tags (key/value pairs)"},
 			{Name: "listall", Type: "boolean", Description: "list resources of every account (admin only)"},
+			{Name: "projectid", Type: "uuid", Description: "list objects by project; -1 for every project of the caller", Related: "listProjects"},
 		}, pageParams()...),
 		Response: append(idNameFields("network"), Field{Name: "zoneid", Type: "string", Description: "zone id of the network"}),
 		Handle:   b.listNetworks,
@@ -60,15 +62,27 @@ func (b *Backend) networkCommands() []Command {
 
 func (b *Backend) listNetworks(r *Request) (any, error) {
 	tags := r.Pairs("tags")
+	owners, err := b.owners(r)
+	if err != nil {
+		return nil, err
+	}
 	return filterList(r, "network", b.Store.Networks.List(), func(n store.Network) bool {
 		return (!r.Has("id") || n.ID == r.Get("id")) && (!r.Has("zoneid") || n.ZoneID == r.Get("zoneid")) &&
 			(!r.Has("name") || n.Name == r.Get("name")) && (!r.Has("type") || strings.EqualFold(n.Type, r.Get("type"))) &&
-			keywordMatch(r.Get("keyword"), n.Name) && tagsMatch(tags, n.Tags) && b.networkVisible(r, n)
+			keywordMatch(r.Get("keyword"), n.Name) && tagsMatch(tags, n.Tags) && b.networkVisible(r, n, owners)
 	}, b.networkResponseOf)
 }
 
-// networkVisible lets an account see its own networks; admins see every network.
-func (b *Backend) networkVisible(r *Request, n store.Network) bool {
+// networkVisible lets an account see its own networks, admins every account's; projects'
+// networks only show when projectid asks for them (skipProjectNetworks otherwise), and then
+// only those of owners.
+func (b *Backend) networkVisible(r *Request, n store.Network, owners []string) bool {
+	if r.Has("projectid") {
+		return slices.Contains(owners, n.AccountID)
+	}
+	if owner, _ := b.Store.Accounts.Get(n.AccountID); owner.ProjectID != "" {
+		return false
+	}
 	return r.Account.Admin || n.AccountID == r.Account.ID
 }
 

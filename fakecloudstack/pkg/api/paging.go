@@ -16,54 +16,61 @@ limitations under the License.
 
 package api
 
-import "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
+import (
+	"strings"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
+)
 
 // MaxPageSize is default.page.size: both the default and the largest page the server returns.
 const MaxPageSize = 500
 
 // Page is a resolved page/pagesize pair; Size < 0 means unlimited.
 type Page struct {
-	Start int
-	Size  int
+	Start int64
+	Size  int64
 }
 
-// paging applies BaseListCmd's rules.
+// paging applies BaseListCmd's rules. page and pagesize are Java Integers, so a value outside
+// int32 is the dispatcher's 431; the start index is a long, so (page-1)*pagesize cannot
+// overflow; a page below 1 is the first page (getStartIndex ignores it).
 func paging(r *Request) (Page, error) {
-	page, hasPage, err := r.Int("page")
+	page, hasPage, err := r.Int32("page")
 	if err != nil {
 		return Page{}, err
 	}
-	size, hasSize, err := r.Int("pagesize")
+	size, hasSize, err := r.Int32("pagesize")
 	if err != nil {
 		return Page{}, err
 	}
 	switch {
+	case hasPage && !hasSize:
+		return Page{}, cserr.Param(`"pagesize" parameter is required when "page" is specified`)
+	case hasSize && !hasPage && size != -1:
+		return Page{}, cserr.Param(`"page" parameter is required when "pagesize" is specified`)
+	case hasSize && size > MaxPageSize:
+		return Page{}, cserr.Param("Page size can't exceed max allowed page size value: %d", MaxPageSize)
 	case hasSize && size == -1 && hasPage:
 		return Page{}, cserr.Param("Can't specify page parameter when pagesize is -1 (Unlimited)")
 	case hasSize && size == -1:
 		return Page{Size: -1}, nil
-	case hasSize && size > MaxPageSize:
-		return Page{}, cserr.Param("Page size can't exceed max allowed page size value: %d", MaxPageSize)
-	case hasPage && !hasSize:
-		return Page{}, cserr.Param(`"pagesize" parameter is required when "page" is specified`)
-	case hasSize && !hasPage:
-		return Page{}, cserr.Param(`"page" parameter is required when "pagesize" is specified`)
+	case hasSize && size < 0:
+		// The real server hands a negative LIMIT to the database, which rejects it; the fake
+		// names the parameter instead.
+		return Page{}, cserr.Param("Unable to execute API command %s due to invalid value %d for parameter pagesize", strings.ToLower(r.Command), size)
 	case !hasPage:
 		return Page{Size: MaxPageSize}, nil
 	}
-	if page < 1 || size < 1 {
-		return Page{}, cserr.Param("Invalid page or pagesize value, both must be positive")
-	}
-	return Page{Start: int((page - 1) * size), Size: int(size)}, nil
+	return Page{Start: int64(max(page, 1)-1) * int64(size), Size: int64(size)}, nil
 }
 
 // slice cuts one page out of a fully filtered list.
 func slice[T any](items []T, p Page) []T {
-	if p.Start >= len(items) {
+	if p.Start >= int64(len(items)) {
 		return nil
 	}
 	items = items[p.Start:]
-	if p.Size >= 0 && len(items) > p.Size {
+	if p.Size >= 0 && int64(len(items)) > p.Size {
 		items = items[:p.Size]
 	}
 	return items

@@ -17,6 +17,7 @@ limitations under the License.
 package api
 
 import (
+	"math"
 	"net/url"
 	"regexp"
 	"sort"
@@ -60,9 +61,23 @@ func (r *Request) Int(name string) (n int64, ok bool, err error) {
 	}
 	n, perr := strconv.ParseInt(v, 10, 64)
 	if perr != nil {
-		return 0, true, cserr.Param("Unable to execute API command %s due to invalid value %s for parameter %s", strings.ToLower(r.Command), v, name)
+		return 0, true, r.invalidValue(name)
 	}
 	return n, true, nil
+}
+
+func (r *Request) invalidValue(name string) *cserr.Error {
+	return cserr.Param("Unable to execute API command %s due to invalid value %s for parameter %s", strings.ToLower(r.Command), r.Get(name), name)
+}
+
+// Int32 parses a parameter the command declares as a Java Integer: a value outside int32 is
+// the dispatcher's invalid-value 431, as Integer.valueOf fails on it.
+func (r *Request) Int32(name string) (n int32, ok bool, err error) {
+	v, ok, err := r.Int(name)
+	if err == nil && (v < math.MinInt32 || v > math.MaxInt32) {
+		err = r.invalidValue(name)
+	}
+	return int32(v), ok, err
 }
 
 // List splits a comma separated list parameter.

@@ -61,7 +61,7 @@ func (b *Backend) tagTargets(r *Request) ([]string, error) {
 	}
 	ids := r.List("resourceids")
 	for _, id := range ids {
-		if vm, ok := b.Store.VM(id); !ok || (!r.Account.Admin && vm.AccountID != r.Account.ID) {
+		if vm, ok := b.Store.VM(id); !ok || !b.canAccess(r, vm.AccountID) {
 			return nil, cserr.InvalidParam("Unable to find resource by id %s and type %s", id, store.ResourceTypeVM)
 		}
 	}

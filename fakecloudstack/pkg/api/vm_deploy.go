@@ -19,6 +19,7 @@ package api
 import (
 	"errors"
 	"slices"
+	"strconv"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
@@ -65,18 +66,7 @@ func (b *Backend) deployVirtualMachine(r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	job := b.submit(r, jobSpec{javaCmd: deployVMCmd, instanceType: instanceVM, instanceID: vm.ID,
-		begin: func() {
-			if plan.startVM {
-				b.setState(vm.ID, store.Starting)
-			}
-		},
-		finish: func(injected *cserr.Error) (any, *cserr.Error) {
-			if !plan.startVM {
-				return orInjected(injected, func() (any, *cserr.Error) { return b.currentVMResult(vm.ID) })
-			}
-			return b.boot(vm.ID, store.Error, injected)
-		}})
+	job := b.vmJob(r, vm.ID, map[string]string{"startvm": strconv.FormatBool(plan.startVM)})
 	return asyncCreated{ID: vm.ID, JobID: job.ID}, nil
 }
 
@@ -85,7 +75,8 @@ func (b *Backend) deployVirtualMachine(r *Request) (any, error) {
 func (b *Backend) admit(r *Request, vm store.VM) (store.VM, error) {
 	b.admission.Lock()
 	defer b.admission.Unlock()
-	if err := b.checkLimits(r.Account, vm); err != nil {
+	owner, _ := b.Store.Accounts.Get(vm.AccountID)
+	if err := b.checkLimits(owner, vm); err != nil {
 		return store.VM{}, err
 	}
 	stored, err := b.Store.InsertVM(vm)
@@ -112,6 +103,10 @@ func (b *Backend) planDeploy(r *Request) (deployPlan, error) {
 	if !tpl.Ready || !slices.Contains(tpl.ZoneIDs, zone.ID) {
 		return deployPlan{}, cserr.InvalidParam("Template %s is not ready or not available in zone %s", tpl.ID, zone.Name)
 	}
+	owner, err := b.owner(r)
+	if err != nil {
+		return deployPlan{}, err
+	}
 	id := b.Store.NewID()
 	name := r.Get("name")
 	if name == "" {
@@ -120,7 +115,7 @@ func (b *Backend) planDeploy(r *Request) (deployPlan, error) {
 		return deployPlan{}, err
 	}
 	details := r.Details("details")
-	cpu, speed, memory, err := customShape(off, details)
+	cpu, speed, memory, err := customShape(off, details, b.Settings.MaxCustomCPU, b.Settings.MaxCustomMemoryMiB)
 	if err != nil {
 		return deployPlan{}, err
 	}
@@ -128,20 +123,20 @@ func (b *Backend) planDeploy(r *Request) (deployPlan, error) {
 	if err != nil {
 		return deployPlan{}, err
 	}
-	nics, err := b.deployNICs(r, zone)
+	nics, err := b.deployNICs(r, zone, owner)
 	if err != nil {
 		return deployPlan{}, err
 	}
-	keyPairs, err := b.deployKeyPairs(r)
+	keyPairs, err := b.deployKeyPairs(r, owner)
 	if err != nil {
 		return deployPlan{}, err
 	}
-	groups, err := b.deployAffinityGroups(r)
+	groups, err := b.deployAffinityGroups(r, owner)
 	if err != nil {
 		return deployPlan{}, err
 	}
 	vm := store.VM{
-		ID: id, Name: name, DisplayName: defaultTo(r.Get("displayname"), name), AccountID: r.Account.ID,
+		ID: id, Name: name, DisplayName: defaultTo(r.Get("displayname"), name), AccountID: owner.ID,
 		ZoneID: zone.ID, TemplateID: tpl.ID, OfferingID: off.ID, CPU: cpu, CPUSpeed: speed, MemoryMiB: memory,
 		GPUs: off.GPUCount, GPUName: off.GPUCardName, State: store.Stopped, NICs: nics, KeyPairs: keyPairs,
 		AffinityGroupIDs: groups, UserData: userData, Created: b.Clock.Now(),
@@ -155,10 +150,11 @@ func (b *Backend) planDeploy(r *Request) (deployPlan, error) {
 	return deployPlan{vm: vm, startVM: r.Bool("startvm", true)}, nil
 }
 
-func (b *Backend) deployNICs(r *Request, zone store.Zone) ([]store.NIC, error) {
+func (b *Backend) deployNICs(r *Request, zone store.Zone, owner store.Account) ([]store.NIC, error) {
 	ids := r.List("networkids")
+	owners := []string{owner.ID}
 	if len(ids) == 0 {
-		n, ok := b.Store.Networks.Find(func(n store.Network) bool { return n.ZoneID == zone.ID && b.networkVisible(r, n) })
+		n, ok := b.Store.Networks.Find(func(n store.Network) bool { return n.ZoneID == zone.ID && b.networkVisible(r, n, owners) })
 		if !ok {
 			return nil, cserr.InvalidParam("Unable to find a default network to deploy the vm in zone %s", zone.Name)
 		}
@@ -173,36 +169,40 @@ func (b *Backend) deployNICs(r *Request, zone store.Zone) ([]store.NIC, error) {
 		if n.ZoneID != zone.ID {
 			return nil, cserr.InvalidParam("Network id=%s doesn't belong to zone %s", id, zone.Name)
 		}
+		// A project's VM goes into the project's networks (NetworkModelImpl.checkNetworkPermissions).
+		if owner.ProjectID != "" && n.AccountID != owner.ID {
+			return nil, cserr.New(cserr.AccountError, cserr.CSPermissionDenied, "Unable to use network with id= %s, permission denied", n.ID)
+		}
 		nics = append(nics, store.NIC{ID: b.Store.NewID(), NetworkID: id})
 	}
 	return nics, nil
 }
 
-func (b *Backend) deployKeyPairs(r *Request) ([]string, error) {
+func (b *Backend) deployKeyPairs(r *Request, owner store.Account) ([]string, error) {
 	names := r.List("keypairs")
 	if k := r.Get("keypair"); k != "" {
 		names = append(names, k)
 	}
 	for _, name := range names {
-		if _, ok := b.Store.KeyPairs.Get(store.KeyPairKey(r.Account.ID, name)); !ok {
-			return nil, cserr.InvalidParam("A key pair with name '%s' was not found for account %s in specified domain id", name, r.Account.Name)
+		if _, ok := b.Store.KeyPairs.Get(store.KeyPairKey(owner.ID, name)); !ok {
+			return nil, cserr.InvalidParam("A key pair with name '%s' was not found for account %s in specified domain id", name, owner.Name)
 		}
 	}
 	return names, nil
 }
 
-func (b *Backend) deployAffinityGroups(r *Request) ([]string, error) {
+func (b *Backend) deployAffinityGroups(r *Request, owner store.Account) ([]string, error) {
 	ids, names := r.List("affinitygroupids"), r.List("affinitygroupnames")
 	if len(ids) > 0 && len(names) > 0 {
 		return nil, cserr.InvalidParam("affinitygroupids parameter is mutually exclusive with affinitygroupnames parameter")
 	}
 	for _, id := range ids {
-		if g, ok := b.Store.AffinityGroups.Get(id); !ok || g.AccountID != r.Account.ID {
+		if g, ok := b.Store.AffinityGroups.Get(id); !ok || g.AccountID != owner.ID {
 			return nil, unknownValue(r, "affinitygroupids", id)
 		}
 	}
 	for _, name := range names {
-		g, ok := b.groupByName(r.Account.ID, name)
+		g, ok := b.groupByName(owner.ID, name)
 		if !ok {
 			return nil, cserr.InvalidParam("Unable to find affinity group by name %s", name)
 		}

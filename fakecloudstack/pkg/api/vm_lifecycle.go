@@ -17,17 +17,32 @@ limitations under the License.
 package api
 
 import (
+	"slices"
+
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/capacity"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
+
+// Every state change below is one store.UpdateVM: the check of the current state, the host
+// reservation or release and the new state happen under the store's lock, so no interleaving
+// of jobs, out-of-band destroys and expunge timers can run a destroyed VM again or leave
+// capacity behind.
 
 func request(vm store.VM) capacity.Request {
 	return capacity.Request{CPU: vm.CPU, MemoryMiB: vm.MemoryMiB, GPUs: vm.GPUs}
 }
 
-func (b *Backend) setState(id, state string) {
-	b.Store.UpdateVM(id, func(vm *store.VM) { vm.State = state })
+// move changes a VM's state from one state to another and reports whether it was in from.
+func (b *Backend) move(id, from, to string) bool {
+	moved := false
+	b.Store.UpdateVM(id, func(v *store.VM) {
+		if v.State == from {
+			v.State, moved = to, true
+		}
+	})
+	return moved
 }
 
 func (b *Backend) currentVMResult(id string) (any, *cserr.Error) {
@@ -36,32 +51,39 @@ func (b *Backend) currentVMResult(id string) (any, *cserr.Error) {
 }
 
 // boot places a Starting VM on a host and runs it. When no host fits, or a failure was
-// injected, the VM goes to failState and the job fails.
+// injected, the VM goes to failState and the job fails. A VM no longer Starting (destroyed
+// meanwhile) is reported as it is.
 func (b *Backend) boot(id, failState string, injected *cserr.Error) (any, *cserr.Error) {
 	vm, ok := b.Store.VM(id)
 	if !ok || vm.State != store.Starting {
-		// Destroyed while starting: the job reports the VM as it is now.
 		return b.vmResult(vm), nil
 	}
-	owner, _ := b.Store.Accounts.Get(vm.AccountID)
-	failure := injected
-	if failure == nil {
-		avoid, strict := b.antiAffinity(vm)
-		if host, placed := b.Capacity.Place(vm.ZoneID, request(vm), avoid, strict); placed {
-			vm, _ = b.Store.UpdateVM(id, func(v *store.VM) { v.State, v.HostID = store.Running, host })
-			return b.vmResult(vm), nil
+	// Anti-affinity is read before the lock: the store cannot be queried inside UpdateVM.
+	avoid, strict := b.antiAffinity(vm)
+	failed := false
+	vm, _ = b.Store.UpdateVM(id, func(v *store.VM) {
+		if v.State != store.Starting {
+			return
 		}
-		failure = &cserr.Error{Code: cserr.InsufficientCapacity}
+		if injected == nil {
+			if host, placed := b.Capacity.Place(v.ZoneID, v.ID, request(*v), avoid, strict); placed {
+				v.State, v.HostID = store.Running, host
+				return
+			}
+		}
+		v.State, failed = failState, true
+	})
+	if !failed {
+		return b.vmResult(vm), nil
 	}
-	if failure.Text == "" && failure.Code == cserr.InsufficientCapacity {
-		failure = &cserr.Error{Code: failure.Code, Text: capacityText(vm, owner)}
+	if injected != nil && (injected.Text != "" || injected.Code != cserr.InsufficientCapacity) {
+		return nil, injected
 	}
-	b.setState(id, failState)
-	return nil, failure
+	return nil, &cserr.Error{Code: cserr.InsufficientCapacity, Text: b.capacityText(vm)}
 }
 
-func capacityText(vm store.VM, owner store.Account) string {
-	text := "Unable to create a deployment for VM[User|" + vm.InstanceName(owner.Number) + "]"
+func (b *Backend) capacityText(vm store.VM) string {
+	text := "Unable to create a deployment for " + b.vmRef(vm)
 	if len(vm.AffinityGroupIDs) > 0 {
 		text += ", Please check the affinity groups provided, there may not be sufficient capacity to follow them"
 	}
@@ -89,15 +111,21 @@ func (b *Backend) antiAffinity(vm store.VM) (map[string]bool, bool) {
 	return avoid, strict
 }
 
-// halt takes a VM off its host into state (Stopped or Destroyed).
-func (b *Backend) halt(id, state string) store.VM {
+// halt takes a VM off its host into state (Stopped, Destroyed or Expunging) when it is in one
+// of from (any state when from is empty), and reports whether it did.
+func (b *Backend) halt(id, state string, from ...string) (store.VM, bool) {
+	halted := false
 	vm, _ := b.Store.UpdateVM(id, func(v *store.VM) {
-		if v.HostID != "" {
-			b.Capacity.Release(v.ZoneID, v.HostID, request(*v))
+		if len(from) > 0 && !slices.Contains(from, v.State) {
+			return
 		}
-		v.State, v.HostID = state, ""
+		b.Capacity.Release(v.ID)
+		v.State, v.HostID, halted = state, "", true
+		if state == store.Destroyed {
+			v.Destroyed = b.Clock.Now()
+		}
 	})
-	return vm
+	return vm, halted
 }
 
 // DestroyOutOfBand destroys a VM behind the API's back, as a hypervisor failure would.
@@ -105,31 +133,64 @@ func (b *Backend) DestroyOutOfBand(id string) bool {
 	if _, ok := b.Store.VM(id); !ok {
 		return false
 	}
-	b.halt(id, store.Destroyed)
-	b.scheduleExpunge(id)
+	b.destroy(id)
 	return true
 }
 
-// scheduleExpunge removes a Destroyed VM after expunge.delay.
-func (b *Backend) scheduleExpunge(id string) {
-	if b.Settings.ExpungeDelay <= 0 {
-		b.expungeIfDestroyed(id)
+// destroy halts a VM into Destroyed and starts its expunge timer; a VM already on its way out
+// is left alone.
+func (b *Backend) destroy(id string) store.VM {
+	vm, halted := b.halt(id, store.Destroyed, store.Stopped, store.Starting, store.Running, store.Stopping, store.Error)
+	if halted {
+		b.scheduleExpunge(vm)
+	}
+	return vm
+}
+
+// scheduleExpunge removes a Destroyed VM expunge.delay after it was destroyed, so a restarted
+// server keeps the timers of the VMs it loaded.
+func (b *Backend) scheduleExpunge(vm store.VM) {
+	delay := b.Settings.ExpungeDelay - b.Clock.Since(vm.Destroyed)
+	if delay <= 0 {
+		b.expungeIfDestroyed(vm.ID)
 		return
 	}
 	// Timer callbacks must return quickly (the fake clock even runs them under its lock), so
 	// the expunge itself runs on its own goroutine.
-	b.Clock.AfterFunc(b.Settings.ExpungeDelay, func() { go b.expungeIfDestroyed(id) })
+	b.Clock.AfterFunc(delay, func() { go b.expungeIfDestroyed(vm.ID) })
 }
 
-func (b *Backend) expungeIfDestroyed(id string) {
-	if vm, ok := b.Store.VM(id); ok && vm.State == store.Destroyed {
-		b.expunge(id)
+// ResumeVMs brings the VMs of a loaded state file back into motion: Destroyed VMs get their
+// expunge timers again, and a VM left Starting or Stopping by a job the file does not hold (the
+// job was accepted after the jobs were saved, and nobody was told) completes its transition.
+func (b *Backend) ResumeVMs(pendingJobs []jobs.Job) {
+	owned := map[string]bool{}
+	for _, j := range pendingJobs {
+		owned[j.InstanceID] = true
+	}
+	for _, vm := range b.Store.AllVMs() {
+		switch {
+		case vm.State == store.Destroyed:
+			b.scheduleExpunge(vm)
+		case owned[vm.ID]:
+		case vm.State == store.Starting:
+			_, _ = b.boot(vm.ID, store.Stopped, nil)
+		case vm.State == store.Stopping:
+			b.halt(vm.ID, store.Stopped, store.Stopping)
+		}
 	}
 }
 
-// expunge passes through Expunging, which a poller can observe, before the VM is gone.
-func (b *Backend) expunge(id string) store.VM {
-	vm := b.halt(id, store.Expunging)
-	b.Store.ExpungeVM(id)
-	return vm
+func (b *Backend) expungeIfDestroyed(id string) {
+	b.expunge(id, store.Destroyed)
+}
+
+// expunge passes through Expunging, which a poller can observe, before the VM is gone. It
+// only expunges a VM in one of from (any state when from is empty).
+func (b *Backend) expunge(id string, from ...string) (store.VM, bool) {
+	vm, halted := b.halt(id, store.Expunging, from...)
+	if halted {
+		b.Store.ExpungeVM(id)
+	}
+	return vm, halted
 }

@@ -44,6 +44,7 @@ func (b *Backend) listVMsCommand() Command {
 			{Name: "affinitygroupid", Type: "uuid", Description: "list vms by affinity group", Related: "listAffinityGroups"},
 			{Name: "tags", Type: "map", Description: "List resources by tags (key/value pairs, OR-ed)"},
 			{Name: "listall", Type: "boolean", Description: "list resources of every account (admin only)"},
+			{Name: "projectid", Type: "uuid", Description: "list objects by project; -1 for every project of the caller", Related: "listProjects"},
 			{Name: "userdata", Type: "boolean", Description: "whether to return the VMs' user data"},
 		}, pageParams()...),
 		Response: vmFields(),
@@ -69,12 +70,16 @@ func (b *Backend) listVirtualMachines(r *Request) (any, error) {
 			return nil, err
 		}
 	}
+	owners, err := b.owners(r)
+	if err != nil {
+		return nil, err
+	}
 	p, err := paging(r)
 	if err != nil {
 		return nil, err
 	}
 	filter := store.VMFilter{
-		AccountID: r.Scope(), IDs: ids, Name: r.Get("name"), State: r.Get("state"), ZoneID: r.Get("zoneid"),
+		AccountIDs: owners, IDs: ids, Name: r.Get("name"), State: r.Get("state"), ZoneID: r.Get("zoneid"),
 		TemplateID: r.Get("templateid"), OfferingID: r.Get("serviceofferingid"), NetworkID: r.Get("networkid"),
 		AffinityGroupID: r.Get("affinitygroupid"), Keyword: r.Get("keyword"), Tags: r.Pairs("tags"),
 	}

@@ -32,6 +32,8 @@ type vmResponse struct {
 	DisplayName           string                  `json:"displayname"`
 	InstanceName          string                  `json:"instancename,omitempty"`
 	Account               string                  `json:"account"`
+	ProjectID             string                  `json:"projectid,omitempty"`
+	Project               string                  `json:"project,omitempty"`
 	DomainID              string                  `json:"domainid"`
 	Domain                string                  `json:"domain"`
 	Created               string                  `json:"created"`
@@ -98,6 +100,10 @@ func (b *Backend) vmResponseOf(vm store.VM, full, withUserData bool) vmResponse 
 		RootDeviceType: "ROOT", Hypervisor: tpl.Hypervisor, Arch: tpl.Arch, KeyPairs: strings.Join(vm.KeyPairs, ","),
 		Details: vm.Details, AffinityGroup: []affinityGroupResponse{}, SecurityGroup: []struct{}{},
 		Tags: b.tagResponses(b.Store.TagsOf(vm.ID)),
+	}
+	// A project's resources name the project, not its account (ApiResponseHelper.populateOwner).
+	if p, ok := b.Store.Projects.Get(owner.ProjectID); ok {
+		resp.Account, resp.ProjectID, resp.Project = "", p.ID, p.Name
 	}
 	if full {
 		resp.InstanceName = vm.InstanceName(owner.Number)

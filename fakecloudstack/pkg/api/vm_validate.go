@@ -18,6 +18,7 @@ package api
 
 import (
 	"encoding/base64"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -71,7 +72,7 @@ func decodeUserData(ud string) ([]byte, error) {
 
 // customShape resolves the CPU, speed and memory of a deploy, reading details[n] for custom
 // offerings and checking the offering's bounds.
-func customShape(off store.ServiceOffering, details map[string]string) (cpu, speed, memory int, err error) {
+func customShape(off store.ServiceOffering, details map[string]string, maxCPU, maxMemoryMiB int) (cpu, speed, memory int, err error) {
 	if !off.Customized {
 		return off.CPU, off.CPUSpeed, off.MemoryMiB, nil
 	}
@@ -85,10 +86,13 @@ func customShape(off store.ServiceOffering, details map[string]string) (cpu, spe
 	if cpuErr != nil || memErr != nil || speedErr != nil {
 		return 0, 0, 0, cserr.InvalidParam("Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
 	}
-	if lo, hi := bound(off, "minCPU", 1), bound(off, "maxCPU", 1<<30); cpu < lo || cpu > hi {
+	// UserVmManagerImpl.validateCustomParameters (4.18/4.19 texts): an offering's details
+	// bound the shape, 1 vCPU and 32 MiB at least and Integer.MAX_VALUE at most without them,
+	// and the global settings vm.serviceoffering.cpu.cores.max and .ram.size.max cap it.
+	if lo, hi := bound(off, store.DetailMinCPU, 1), capped(bound(off, store.DetailMaxCPU, math.MaxInt32), maxCPU); cpu < lo || cpu > hi {
 		return 0, 0, 0, cserr.InvalidParam("Invalid cpu cores value, specify a value between %d and %d", lo, hi)
 	}
-	if lo, hi := bound(off, "minMemory", 32), bound(off, "maxMemory", 1<<30); memory < lo || memory > hi {
+	if lo, hi := bound(off, store.DetailMinMemory, 32), capped(bound(off, store.DetailMaxMemory, math.MaxInt32), maxMemoryMiB); memory < lo || memory > hi {
 		return 0, 0, 0, cserr.InvalidParam("Invalid memory value, specify a value between %d and %d", lo, hi)
 	}
 	return cpu, speed, memory, nil
@@ -99,4 +103,12 @@ func bound(off store.ServiceOffering, key string, def int) int {
 		return v
 	}
 	return def
+}
+
+// capped applies a global maximum; zero means none.
+func capped(v, global int) int {
+	if global > 0 {
+		return min(v, global)
+	}
+	return v
 }

@@ -41,17 +41,48 @@ func TestPlacement(t *testing.T) {
 		{"no gpu left", gpu, nil, false, "", false},
 		{"full", small, nil, false, "", false},
 	} {
-		host, ok := p.Place("z", tc.req, tc.avoid, tc.strict)
+		host, ok := p.Place("z", tc.name, tc.req, tc.avoid, tc.strict)
 		if host != tc.host || ok != tc.ok {
 			t.Fatalf("%s: got %q %v, want %q %v", tc.name, host, ok, tc.host, tc.ok)
 		}
 	}
-	p.Release("z", "z-host-1", small)
-	if host, ok := p.Place("z", small, nil, true); !ok || host != "z-host-1" {
+	p.Release("first fit")
+	if host, ok := p.Place("z", "again", small, nil, true); !ok || host != "z-host-1" {
 		t.Fatalf("released room not reused: %q %v", host, ok)
 	}
 	p.SetZone("z", []HostGroup{{Count: 1, CPU: 8, MemoryMiB: 16384}})
 	if u := p.Usage("z"); u.Hosts != 1 || u.CPUUsed != 8 || u.CPUTotal != 8 {
 		t.Fatalf("a resized zone must keep the usage of surviving hosts: %+v", u)
+	}
+}
+
+func TestReleaseGivesBackExactlyWhatWasTaken(t *testing.T) {
+	p := New()
+	p.SetZone("z", []HostGroup{{Count: 2, CPU: 8, MemoryMiB: 16384}})
+	req := Request{CPU: 4, MemoryMiB: 8192}
+	if _, ok := p.Place("z", "a", req, nil, false); !ok {
+		t.Fatal("no room")
+	}
+	if _, ok := p.Place("z", "a", req, nil, false); !ok {
+		t.Fatal("no room")
+	}
+	p.Release("a")
+	p.Release("a")
+	p.Release("never-placed")
+	if u := p.Usage("z"); u.CPUUsed != 0 || u.MemoryUsed != 0 {
+		t.Fatalf("placing twice and releasing twice must leave nothing used: %+v", u)
+	}
+	p.Place("z", "b", req, nil, false)
+	p.Place("z", "c", req, nil, false)
+	p.Place("z", "d", req, nil, false) // second host
+	p.SetZone("z", []HostGroup{{Count: 1, CPU: 8, MemoryMiB: 16384}})
+	p.SetZone("z", []HostGroup{{Count: 2, CPU: 8, MemoryMiB: 16384}})
+	p.Release("d")
+	p.Release("b")
+	if u := p.Usage("z"); u.CPUUsed != 4 || u.MemoryUsed != 8192 {
+		t.Fatalf("a VM on a removed host must give nothing back to its re-added namesake: %+v", u)
+	}
+	if got := p.Zones()["z"]; len(got) != 1 || got[0].Count != 2 {
+		t.Fatalf("zones = %+v", got)
 	}
 }

@@ -43,6 +43,11 @@ type Config struct {
 	UserDataMaxLength int `json:"userDataMaxLength,omitempty"`
 	// AllowUserExpungeRecoverVM is allow.user.expunge.recover.vm (default false).
 	AllowUserExpungeRecoverVM bool `json:"allowUserExpungeRecoverVM,omitempty"`
+	// ServiceOfferingCPUCoresMax and ServiceOfferingRAMSizeMaxMiB are
+	// vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max, caps on every
+	// custom shape (default 0, none).
+	ServiceOfferingCPUCoresMax   int `json:"serviceOfferingCPUCoresMax,omitempty"`
+	ServiceOfferingRAMSizeMaxMiB int `json:"serviceOfferingRAMSizeMaxMiB,omitempty"`
 	// Seed makes latency sampling and fault probabilities repeatable.
 	Seed uint64 `json:"seed,omitempty"`
 }

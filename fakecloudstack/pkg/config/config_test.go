@@ -17,6 +17,7 @@ limitations under the License.
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -71,7 +72,7 @@ func TestDefaultWorld(t *testing.T) {
 	if err := world.Build(m, st, pool, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Zones.List()) != 3 || len(st.Offerings.List()) != 13 || len(st.Templates.List()) != 2 || len(st.Networks.List()) != 3 {
+	if len(st.Zones.List()) != 3 || len(st.Offerings.List()) != 13 || len(st.Templates.List()) != 2 || len(st.Networks.List()) != 6 || len(st.Projects.List()) != 1 {
 		t.Fatalf("zones %d offerings %d templates %d networks %d", len(st.Zones.List()), len(st.Offerings.List()), len(st.Templates.List()), len(st.Networks.List()))
 	}
 	newer, _ := st.Templates.Get(world.StableID("template", "ubuntu-24.04-kube-v1.36"))
@@ -82,7 +83,7 @@ func TestDefaultWorld(t *testing.T) {
 	// Filling a zone with the largest offering must hit 533 within a few hundred VMs.
 	placed := 0
 	for {
-		if _, ok := pool.Place(world.StableID("zone", "zone-a"), capacity.Request{CPU: 16, MemoryMiB: 65536}, nil, false); !ok {
+		if _, ok := pool.Place(world.StableID("zone", "zone-a"), fmt.Sprint("vm-", placed), capacity.Request{CPU: 16, MemoryMiB: 65536}, nil, false); !ok {
 			break
 		}
 		placed++

@@ -91,3 +91,13 @@ func UnknownID(command, param, value string) *Error {
 func BadCredentials() *Error {
 	return &Error{Code: Unauthorized, Text: "unable to verify user credentials and/or request signature"}
 }
+
+// Codes are the errorcode values of CloudStack's ApiErrorCode: the only HTTP statuses the
+// management server answers a failed call with.
+var Codes = []int{Unauthorized, APILimitExceeded, MalformedParameter, ParamError, UnsupportedAction, InternalError,
+	AccountError, AccountResourceLimit, InsufficientCapacity, ResourceUnavailable, ResourceAllocation, ResourceInUse,
+	NetworkRuleConflict}
+
+// IsCSCode reports whether c can be a cserrorcode: CSExceptionErrorCode's 4xxx values or the
+// generic 9999.
+func IsCSCode(c int) bool { return (c >= 4000 && c < 5000) || c == CSGeneric }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/server"
 )
 
@@ -39,6 +40,8 @@ type TestServer struct {
 	// Client does not wait for async jobs; Async does, as cloudstack-go's NewAsyncClient.
 	Client *cloudstack.CloudStackClient
 	Async  *cloudstack.CloudStackClient
+	// AdminClient drives the /admin endpoints with the server's token.
+	AdminClient *admin.Client
 }
 
 // asyncTimeout bounds how long the async client waits for a job in tests.
@@ -54,9 +57,10 @@ func NewTestServer(t testing.TB, opts ...server.Option) *TestServer {
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	admin := srv.Admin()
-	ts := &TestServer{Server: srv, BaseURL: hs.URL, URL: hs.URL + server.APIPath, APIKey: admin.APIKey, SecretKey: admin.SecretKey}
+	account := srv.Admin()
+	ts := &TestServer{Server: srv, BaseURL: hs.URL, URL: hs.URL + server.APIPath, APIKey: account.APIKey, SecretKey: account.SecretKey}
 	ts.Client = cloudstack.NewClient(ts.URL, ts.APIKey, ts.SecretKey, false)
+	ts.AdminClient = admin.New(hs.URL, srv.AdminToken())
 	ts.Async = cloudstack.NewAsyncClient(ts.URL, ts.APIKey, ts.SecretKey, false, cloudstack.WithAsyncTimeout(int64(asyncTimeout.Seconds())))
 	return ts
 }

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -54,6 +55,8 @@ type Job struct {
 	Status       int
 	ResultCode   int
 	Result       json.RawMessage
+	// Args are the request parameters the work depends on, kept so the work can be rebuilt.
+	Args map[string]string `json:",omitempty"`
 }
 
 // Work is one job to run. Begin runs when the job gets a worker; Finish runs when its latency
@@ -86,6 +89,9 @@ type Engine struct {
 	clock      clock.WithDelayedExecution
 	newID      func() string
 	onComplete func(Job, time.Duration)
+
+	// version counts job submissions and completions, for the state file.
+	version atomic.Uint64
 
 	mu      sync.Mutex
 	rand    *rand.Rand
@@ -138,26 +144,56 @@ func (e *Engine) Submit(w Work) Job {
 	*job = w.Job
 	job.ID = e.newID()
 	job.Created = e.clock.Now()
+	e.schedule(&task{job: job, work: w})
+	return e.snapshot(job.ID)
+}
+
+// schedule records a task's job and runs it now, or queues it when every worker is busy.
+func (e *Engine) schedule(t *task) {
 	e.mu.Lock()
-	e.jobs[job.ID] = job
-	e.order = append(e.order, job)
-	pending := *job
-	t := &task{job: job, work: w}
+	if _, known := e.jobs[t.job.ID]; !known {
+		e.order = append(e.order, t.job)
+	}
+	e.jobs[t.job.ID] = t.job
+	e.version.Add(1)
 	switch {
-	case w.Stuck:
+	case t.work.Stuck:
 		e.mu.Unlock()
-		w.Begin()
-		return pending
+		t.work.Begin()
+		return
 	case e.running >= e.opts.Concurrency:
 		e.queue = append(e.queue, t)
 		e.mu.Unlock()
-		return pending
+		return
 	}
 	e.running++
-	d := e.duration(w)
+	d := e.duration(t.work)
 	e.mu.Unlock()
 	e.start(t, d)
-	return e.snapshot(job.ID)
+}
+
+// Version grows with every submitted and completed job.
+func (e *Engine) Version() uint64 { return e.version.Load() }
+
+// All returns every job, oldest first, for the state file.
+func (e *Engine) All() []Job { return e.List("", time.Time{}) }
+
+// Restore loads the jobs of a state file. Each pending one runs again with the work resume
+// builds for it, keeping its id, so clients polling it see it complete.
+func (e *Engine) Restore(list []Job, resume func(Job) Work) {
+	for _, j := range list {
+		job := j
+		if job.Status != Pending {
+			e.mu.Lock()
+			e.jobs[job.ID] = &job
+			e.order = append(e.order, &job)
+			e.version.Add(1)
+			e.mu.Unlock()
+			continue
+		}
+		w := resume(job)
+		e.schedule(&task{job: &job, work: w})
+	}
 }
 
 // duration draws how long work takes once started; e.mu must be held.
@@ -185,6 +221,7 @@ func (e *Engine) complete(t *task) {
 	now := e.clock.Now()
 	e.mu.Lock()
 	t.job.Status, t.job.ResultCode, t.job.Result, t.job.Completed = status, code, body, now
+	e.version.Add(1)
 	done := *t.job
 	var next *task
 	var d time.Duration

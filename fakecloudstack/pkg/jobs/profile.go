@@ -82,9 +82,13 @@ func (p Profile) Validate() error {
 	case p.Kind != "" && p.Kind != Instant && p.Kind != Fixed && p.Kind != LogNormal:
 		return fmt.Errorf("unknown latency kind %q, want %s, %s or %s", p.Kind, Instant, Fixed, LogNormal)
 	case p.Kind == LogNormal && (p.Median.Duration <= 0 || p.P99.Duration < p.Median.Duration):
-		return fmt.Errorf("lognormal latency needs 0 < median <= p99")
+		return fmt.Errorf("lognormal latency needs 0 < median <= p99, got median %s and p99 %s", p.Median.Duration, p.P99.Duration)
 	case p.StragglerFraction < 0 || p.StragglerFraction > 1:
-		return fmt.Errorf("stragglerFraction must be within [0, 1]")
+		return fmt.Errorf("stragglerFraction must be within [0, 1], got %g", p.StragglerFraction)
+	case p.Fixed.Duration < 0:
+		return fmt.Errorf("fixed must be >= 0, got %s", p.Fixed.Duration)
+	case p.StragglerDelay.Duration < 0:
+		return fmt.Errorf("stragglerDelay must be >= 0, got %s", p.StragglerDelay.Duration)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package server
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -24,33 +25,15 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/capacity"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
 
-// State is GET /admin/state.
-type State struct {
-	VMs     map[string]int            `json:"vms"`
-	Jobs    map[string]int            `json:"jobs"`
-	Zones   map[string]capacity.Usage `json:"zones"`
-	Latency jobs.Profile              `json:"latency"`
-}
-
-// TemplateRequest is the body of POST /admin/templates: a template published at run time, as
-// an image pipeline publishes a new build behind the same tags.
-type TemplateRequest struct {
-	Name string            `json:"name"`
-	Tags map[string]string `json:"tags,omitempty"`
-}
-
-// CapacityRequest is the body of POST /admin/zones/{zone}/capacity.
-type CapacityRequest struct {
-	Hosts []capacity.HostGroup `json:"hosts"`
-}
-
 func (s *Server) adminRoutes(r *mux.Router) {
+	r.Use(s.requireAdminToken)
 	r.HandleFunc("/state", s.getState).Methods(http.MethodGet)
 	r.HandleFunc("/faults", s.getFaults).Methods(http.MethodGet)
 	r.HandleFunc("/faults", s.putFaults).Methods(http.MethodPut, http.MethodPost)
@@ -63,64 +46,71 @@ func (s *Server) adminRoutes(r *mux.Router) {
 	r.HandleFunc("/reset-calls", s.resetCalls).Methods(http.MethodPost)
 }
 
+// requireAdminToken answers 401 unless the request carries the admin token; the comparison
+// takes the same time whatever the token, so it leaks nothing about it.
+func (s *Server) requireAdminToken(next http.Handler) http.Handler {
+	want := []byte("Bearer " + s.adminToken)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get(admin.Header)), want) != 1 {
+			s.writeJSON(w, http.StatusUnauthorized, adminError("the admin endpoints need the header \"Authorization: Bearer <token>\" with the token of --admin-token"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (s *Server) getState(w http.ResponseWriter, _ *http.Request) {
-	st := State{VMs: s.backend.Store.StateCounts(), Jobs: s.backend.Jobs.Counts(), Zones: map[string]capacity.Usage{},
+	st := admin.State{VMs: s.backend.Store.StateCounts(), Jobs: s.backend.Jobs.Counts(), Zones: map[string]capacity.Usage{},
 		Latency: s.backend.Jobs.Latency()}
 	for _, z := range s.backend.Store.Zones.List() {
 		st.Zones[z.Name] = s.backend.Capacity.Usage(z.ID)
 	}
-	writeJSON(w, http.StatusOK, st)
+	s.writeJSON(w, http.StatusOK, st)
 }
 
 func (s *Server) getFaults(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.backend.Faults.Get())
+	s.writeJSON(w, http.StatusOK, s.backend.Faults.Get())
 }
 
 func (s *Server) putFaults(w http.ResponseWriter, r *http.Request) {
 	var cfg faults.Config
-	if !readJSON(w, r, &cfg) {
+	if !s.readJSON(w, r, &cfg) || !s.valid(w, cfg.Validate()) {
 		return
 	}
 	s.backend.Faults.Set(cfg)
-	writeJSON(w, http.StatusOK, s.backend.Faults.Get())
+	s.adminVersion.Add(1)
+	s.writeJSON(w, http.StatusOK, s.backend.Faults.Get())
 }
 
 func (s *Server) getLatency(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.backend.Jobs.Latency())
+	s.writeJSON(w, http.StatusOK, s.backend.Jobs.Latency())
 }
 
 func (s *Server) putLatency(w http.ResponseWriter, r *http.Request) {
 	var p jobs.Profile
-	if !readJSON(w, r, &p) {
-		return
-	}
-	if err := p.Validate(); err != nil {
-		writeJSON(w, http.StatusBadRequest, adminError(err.Error()))
+	if !s.readJSON(w, r, &p) || !s.valid(w, p.Validate()) {
 		return
 	}
 	s.backend.Jobs.SetLatency(p)
-	writeJSON(w, http.StatusOK, p)
+	s.adminVersion.Add(1)
+	s.writeJSON(w, http.StatusOK, p)
 }
 
 // addTemplate registers a ready template shaped like the newest existing one (same OS, arch,
 // owner and zones) and created after every existing one, so selectors that pick the newest
 // match see it at once.
 func (s *Server) addTemplate(w http.ResponseWriter, r *http.Request) {
-	var req TemplateRequest
-	if !readJSON(w, r, &req) {
-		return
-	}
-	if req.Name == "" {
-		writeJSON(w, http.StatusBadRequest, adminError("name is required"))
+	var req admin.Template
+	if !s.readJSON(w, r, &req) || !s.valid(w, req.Validate()) {
 		return
 	}
 	if _, taken := s.backend.Store.Templates.Find(func(t store.Template) bool { return t.Name == req.Name }); taken {
-		writeJSON(w, http.StatusConflict, adminError(fmt.Sprintf("template %s already exists", req.Name)))
+		s.writeJSON(w, http.StatusConflict, adminError(fmt.Sprintf("template %s already exists", req.Name)))
 		return
 	}
 	templates := s.backend.Store.Templates.List()
 	if len(templates) == 0 {
-		writeJSON(w, http.StatusConflict, adminError("the world has no template to model the new one on"))
+		s.writeJSON(w, http.StatusConflict, adminError("the world has no template to model the new one on"))
 		return
 	}
 	newest := templates[0]
@@ -136,36 +126,37 @@ func (s *Server) addTemplate(w http.ResponseWriter, r *http.Request) {
 		tpl.Created = now
 	}
 	s.backend.Store.Templates.Put(tpl.ID, tpl)
-	writeJSON(w, http.StatusCreated, tpl)
+	s.writeJSON(w, http.StatusCreated, tpl)
 }
 
 func (s *Server) setCapacity(w http.ResponseWriter, r *http.Request) {
 	name := mux.Vars(r)["zone"]
 	zone, ok := s.backend.Store.Zones.Find(func(z store.Zone) bool { return z.Name == name || z.ID == name })
 	if !ok {
-		writeJSON(w, http.StatusNotFound, adminError(fmt.Sprintf("zone %s not found", name)))
+		s.writeJSON(w, http.StatusNotFound, adminError(fmt.Sprintf("zone %s not found", name)))
 		return
 	}
-	var req CapacityRequest
-	if !readJSON(w, r, &req) {
+	var req admin.Capacity
+	if !s.readJSON(w, r, &req) || !s.valid(w, capacity.ValidateHosts(req.Hosts)) {
 		return
 	}
 	s.backend.Capacity.SetZone(zone.ID, req.Hosts)
-	writeJSON(w, http.StatusOK, s.backend.Capacity.Usage(zone.ID))
+	s.adminVersion.Add(1)
+	s.writeJSON(w, http.StatusOK, s.backend.Capacity.Usage(zone.ID))
 }
 
 func (s *Server) destroyVM(w http.ResponseWriter, r *http.Request) {
 	id := mux.Vars(r)["id"]
 	if !s.backend.DestroyOutOfBand(id) {
-		writeJSON(w, http.StatusNotFound, adminError(fmt.Sprintf("vm %s not found", id)))
+		s.writeJSON(w, http.StatusNotFound, adminError(fmt.Sprintf("vm %s not found", id)))
 		return
 	}
 	vm, _ := s.backend.Store.VM(id)
-	writeJSON(w, http.StatusOK, map[string]string{"id": id, "state": vm.State})
+	s.writeJSON(w, http.StatusOK, map[string]string{"id": id, "state": vm.State})
 }
 
 func (s *Server) getCalls(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.calls.snapshot())
+	s.writeJSON(w, http.StatusOK, s.calls.snapshot())
 }
 
 func (s *Server) resetCalls(w http.ResponseWriter, _ *http.Request) {
@@ -173,19 +164,31 @@ func (s *Server) resetCalls(w http.ResponseWriter, _ *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func adminError(msg string) map[string]string { return map[string]string{"error": msg} }
-
-func readJSON(w http.ResponseWriter, r *http.Request, into any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(into); err != nil {
-		writeJSON(w, http.StatusBadRequest, adminError(fmt.Sprintf("decoding body, %v", err)))
+// valid answers 400 with err's text, which names the field, when err is not nil.
+func (s *Server) valid(w http.ResponseWriter, err error) bool {
+	if err != nil {
+		s.writeJSON(w, http.StatusBadRequest, adminError(err.Error()))
 		return false
 	}
 	return true
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func adminError(msg string) map[string]string { return map[string]string{"error": msg} }
+
+func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, into any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		s.writeJSON(w, http.StatusBadRequest, adminError(fmt.Sprintf("decoding body, %v", err)))
+		return false
+	}
+	return true
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	if err := s.durable(); err != nil {
+		status, v = http.StatusInternalServerError, adminError(fmt.Sprintf("writing the state file, %v", err))
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)

@@ -51,15 +51,22 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, command, errorKey, cserr.New(cserr.UnsupportedAction, cserr.CSGeneric, "fakecloudstack only answers response=json; XML is not supported"))
 		return
 	}
+	cmd, known := s.commands[command]
+	if !known {
+		// ApiServer.verifyRequest refuses a command it does not know before it checks the
+		// signature, and ApiServlet answers that as it answers bad credentials.
+		s.fail(w, command, errorKey, cserr.BadCredentials())
+		return
+	}
 	apiKey, err := auth.Verify(s.backend.Store, params, s.backend.Clock.Now())
 	if err != nil {
 		s.fail(w, command, key, asAPIError(err))
 		return
 	}
 	account, _ := s.backend.Store.AccountByKey(apiKey)
-	cmd, ok := s.commands[command]
-	if !ok || !cmd.AvailableTo(account) {
-		s.fail(w, command, errorKey, cserr.New(cserr.Unauthorized, 0, "The given command:%s does not exist or it is not available for user", command))
+	if !cmd.AvailableTo(account) {
+		// The PermissionDeniedException of ApiServer.checkCommandAvailable (CloudStack 4.20).
+		s.fail(w, command, key, cserr.New(cserr.Unauthorized, cserr.CSGeneric, "The given command '%s' either does not exist, is not available for user.", command))
 		return
 	}
 	if e := checkParams(cmd, params); e != nil {
@@ -83,7 +90,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.record(command, http.StatusOK)
-	write(w, http.StatusOK, body)
+	s.write(w, http.StatusOK, body)
 }
 
 func checkParams(cmd api.Command, params map[string][]string) *cserr.Error {
@@ -124,7 +131,7 @@ func asAPIError(err error) *cserr.Error {
 
 func (s *Server) fail(w http.ResponseWriter, command, key string, e *cserr.Error) {
 	s.record(command, e.Code)
-	write(w, e.Code, api.EncodeError(key, e))
+	s.write(w, e.Code, api.EncodeError(key, e))
 }
 
 func (s *Server) record(command string, code int) {
@@ -136,7 +143,12 @@ func (s *Server) record(command string, code int) {
 	s.metrics.apiCalls.WithLabelValues(command, strconv.Itoa(code)).Inc()
 }
 
-func write(w http.ResponseWriter, status int, body []byte) {
+// write answers once the state file, if one is kept, covers the answer: a client is never
+// told of a change a killed server would lose.
+func (s *Server) write(w http.ResponseWriter, status int, body []byte) {
+	if err := s.durable(); err != nil {
+		status, body = cserr.InternalError, api.EncodeError(errorKey, cserr.New(cserr.InternalError, cserr.CSCloudRuntime, "writing the state file, %v", err))
+	}
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

@@ -149,7 +149,7 @@ func TestEnvelopes(t *testing.T) {
 		{"no command", func() url.Values { p := baseParams(ts, ""); p.Del("command"); return p }, 432,
 			`{"errorresponse":{"uuidList":[],"errorcode":432,"cserrorcode":9999,"errortext":"Invalid request, no command sent"}}`},
 		{"unknown command", func() url.Values { return baseParams(ts, "launchRocket") }, 401,
-			`{"errorresponse":{"uuidList":[],"errorcode":401,"errortext":"The given command:launchRocket does not exist or it is not available for user"}}`},
+			`{"errorresponse":{"uuidList":[],"errorcode":401,"errortext":"unable to verify user credentials and/or request signature"}}`},
 		{"xml", func() url.Values { p := baseParams(ts, "listZones"); p.Set("response", "xml"); return p }, 432, `"errorcode":432`},
 		{"missing parameter", func() url.Values { return baseParams(ts, "queryAsyncJobResult") }, 431,
 			`{"queryasyncjobresultresponse":{"uuidList":[],"errorcode":431,"cserrorcode":9999,"errortext":"Unable to execute API command queryasyncjobresult due to missing parameter jobid"}}`},

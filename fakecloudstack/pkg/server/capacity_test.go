@@ -29,7 +29,7 @@ import (
 // shrinkZoneA leaves zone-a with two hosts of 4 cores and 8 GiB.
 func shrinkZoneA(t *testing.T, ts *cstest.TestServer) {
 	t.Helper()
-	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/zones/zone-a/capacity", `{"hosts":[{"count":2,"cpu":4,"memoryMiB":8192}]}`, nil); code != http.StatusOK {
+	if code := adminJSON(t, ts, http.MethodPost, "/admin/zones/zone-a/capacity", `{"hosts":[{"count":2,"cpu":4,"memoryMiB":8192}]}`, nil); code != http.StatusOK {
 		t.Fatalf("setting capacity: %d", code)
 	}
 }

@@ -83,7 +83,7 @@ func TestListServiceOfferings(t *testing.T) {
 		{name: "gp.2xlarge", cpu: 16, memory: 32768, family: "gp"},
 		{name: "cp.large", cpu: 4, memory: 4096, family: "cp"},
 		{name: "mem.2xlarge", cpu: 8, memory: 65536, family: "mem"},
-		{name: "custom", custom: true, family: "custom", extra: "maxCPU"},
+		{name: "custom", custom: true, family: "custom", extra: "maxcpunumber"},
 		{name: "gpu.xlarge", cpu: 8, memory: 61440, gpus: 1, family: "gpu", gpuCard: "NVIDIA A10"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -228,10 +228,10 @@ func TestKeyPairsAndDiskOfferings(t *testing.T) {
 func TestAdminPublishesANewerTemplate(t *testing.T) {
 	ts := cstest.NewTestServer(t)
 	body := `{"name":"ubuntu-24.04-kube-v1.36-build2","tags":{"os":"ubuntu","version":"24.04"}}`
-	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/templates", body, nil); code != http.StatusCreated {
+	if code := adminJSON(t, ts, http.MethodPost, "/admin/templates", body, nil); code != http.StatusCreated {
 		t.Fatalf("publishing a template: HTTP %d", code)
 	}
-	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/templates", body, nil); code != http.StatusConflict {
+	if code := adminJSON(t, ts, http.MethodPost, "/admin/templates", body, nil); code != http.StatusConflict {
 		t.Fatalf("publishing the same name twice: HTTP %d, want 409", code)
 	}
 	p := ts.Client.Template.NewListTemplatesParams("executable")

@@ -88,7 +88,7 @@ func TestDeployShapes(t *testing.T) {
 }
 
 func TestDeployValidation(t *testing.T) {
-	cfg := config.Config{UserDataMaxLength: 64}
+	cfg := config.Config{UserDataMaxLength: 64, ServiceOfferingRAMSizeMaxMiB: 32768}
 	ts := cstest.NewTestServer(t, server.WithConfig(cfg))
 	deploy(t, ts, "taken")
 	long := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", 65)))
@@ -114,6 +114,10 @@ func TestDeployValidation(t *testing.T) {
 			p.SetServiceofferingid(offering("custom"))
 			p.SetDetails(map[string]string{"cpuNumber": "32", "memory": "2048"})
 		}, "Invalid cpu cores value, specify a value between 1 and 16"},
+		{"custom above the global maximum", func(p *cloudstack.DeployVirtualMachineParams) {
+			p.SetServiceofferingid(offering("custom"))
+			p.SetDetails(map[string]string{"cpuNumber": "8", "memory": "65536"})
+		}, "Invalid memory value, specify a value between 1024 and 32768"},
 		{"custom disk without size", func(p *cloudstack.DeployVirtualMachineParams) {
 			p.SetDiskofferingid(world.StableID("diskoffering", "data-custom"))
 		}, "requires a custom size"},

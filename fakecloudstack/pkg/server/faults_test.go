@@ -25,6 +25,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
@@ -101,7 +102,7 @@ func TestInjectedFaults(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := cstest.NewTestServer(t)
-			if code := doJSON(t, http.MethodPut, ts.BaseURL+"/admin/faults", tc.rules, nil); code != http.StatusOK {
+			if code := adminJSON(t, ts, http.MethodPut, "/admin/faults", tc.rules, nil); code != http.StatusOK {
 				t.Fatalf("setting faults: %d", code)
 			}
 			tc.check(t, ts)
@@ -112,30 +113,30 @@ func TestInjectedFaults(t *testing.T) {
 func TestAdminEndpoints(t *testing.T) {
 	ts := cstest.NewTestServer(t)
 	vm := deploy(t, ts, "victim")
-	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/vms/"+vm.Id+"/destroy", "", nil); code != http.StatusOK {
+	if code := adminJSON(t, ts, http.MethodPost, "/admin/vms/"+vm.Id+"/destroy", "", nil); code != http.StatusOK {
 		t.Fatalf("out-of-band destroy: %d", code)
 	}
 	if state := vmState(t, ts.Client, vm.Id); state != "Destroyed" {
 		t.Fatalf("state after out-of-band destroy: %s", state)
 	}
-	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/vms/nope/destroy", "", nil); code != http.StatusNotFound {
+	if code := adminJSON(t, ts, http.MethodPost, "/admin/vms/nope/destroy", "", nil); code != http.StatusNotFound {
 		t.Fatalf("destroying an unknown VM: %d", code)
 	}
-	var st server.State
-	doJSON(t, http.MethodGet, ts.BaseURL+"/admin/state", "", &st)
+	var st admin.State
+	adminJSON(t, ts, http.MethodGet, "/admin/state", "", &st)
 	if st.VMs["Destroyed"] != 1 || st.Jobs["succeeded"] != 1 || st.Zones["zone-a"].Hosts != 20 || st.Zones["zone-a"].GPUTotal != 8 {
 		t.Fatalf("state: %+v", st)
 	}
 	var calls map[string]map[string]int
-	doJSON(t, http.MethodGet, ts.BaseURL+"/admin/calls", "", &calls)
+	adminJSON(t, ts, http.MethodGet, "/admin/calls", "", &calls)
 	if calls["deployVirtualMachine"]["200"] != 1 || calls["queryAsyncJobResult"]["200"] != 1 {
 		t.Fatalf("calls: %v", calls)
 	}
-	if code := doJSON(t, http.MethodPost, ts.BaseURL+"/admin/reset-calls", "", nil); code != http.StatusNoContent {
+	if code := adminJSON(t, ts, http.MethodPost, "/admin/reset-calls", "", nil); code != http.StatusNoContent {
 		t.Fatalf("reset-calls: %d", code)
 	}
 	calls = nil
-	doJSON(t, http.MethodGet, ts.BaseURL+"/admin/calls", "", &calls)
+	adminJSON(t, ts, http.MethodGet, "/admin/calls", "", &calls)
 	if len(calls) != 0 {
 		t.Fatalf("calls after reset: %v", calls)
 	}
@@ -149,7 +150,7 @@ func TestAdminEndpoints(t *testing.T) {
 		{"unknown zone", http.MethodPost, "/admin/zones/zone-x/capacity", `{"hosts":[]}`, 404},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if code := doJSON(t, tc.method, ts.BaseURL+tc.path, tc.body, nil); code != tc.status {
+			if code := adminJSON(t, ts, tc.method, tc.path, tc.body, nil); code != tc.status {
 				t.Fatalf("status %d, want %d", code, tc.status)
 			}
 		})

@@ -28,6 +28,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
@@ -101,13 +102,14 @@ func newFakeClock() *testingclock.FakeClock {
 	return testingclock.NewFakeClock(time.Now())
 }
 
-// doJSON performs an admin call and decodes the answer.
-func doJSON(t testing.TB, method, url, body string, into any) int {
+// adminJSON performs an admin call with the server's token and decodes the answer.
+func adminJSON(t testing.TB, ts *cstest.TestServer, method, path, body string, into any) int {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	req, err := http.NewRequest(method, ts.BaseURL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header.Set(admin.Header, "Bearer "+ts.AdminToken())
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -18,12 +18,14 @@ package server_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
@@ -130,8 +132,8 @@ func TestStartStopRebootDestroy(t *testing.T) {
 	if state := vmState(t, ts.Client, vm.Id); state != "" {
 		t.Fatalf("expunged VM still listed as %s", state)
 	}
-	var st server.State
-	doJSON(t, "GET", ts.BaseURL+"/admin/state", "", &st)
+	var st admin.State
+	adminJSON(t, ts, "GET", "/admin/state", "", &st)
 	if st.Zones["zone-a"].CPUUsed != 0 {
 		t.Fatalf("capacity not released: %+v", st.Zones["zone-a"])
 	}
@@ -162,5 +164,66 @@ func TestStartVMWithoutStart(t *testing.T) {
 	vm, err := ts.Async.VirtualMachine.DeployVirtualMachine(deployParams(ts.Async, "cold", func(p *cloudstack.DeployVirtualMachineParams) { p.SetStartvm(false) }))
 	if err != nil || vm.State != "Stopped" {
 		t.Fatalf("startvm=false: %+v, %v", vm, err)
+	}
+}
+
+// TestWrongStateFailsInsideTheJob follows CloudStack 4.20: the lifecycle commands accept any
+// VM and answer a job id; the state check runs in the job, an InvalidParameterValueException
+// failing it with 431 and a CloudRuntimeException with 530.
+func TestWrongStateFailsInsideTheJob(t *testing.T) {
+	ts := cstest.NewTestServer(t)
+	c := ts.Async
+	running := deploy(t, ts, "running")
+	stopped := deploy(t, ts, "stopped")
+	if _, err := c.VirtualMachine.StopVirtualMachine(c.VirtualMachine.NewStopVirtualMachineParams(stopped.Id)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.VirtualMachine.RebootVirtualMachine(c.VirtualMachine.NewRebootVirtualMachineParams(stopped.Id))
+	expectJobFailure(t, err, 431, "The VM "+stopped.Id+" (stopped) is not running, unable to reboot it")
+	_, err = c.VirtualMachine.StartVirtualMachine(c.VirtualMachine.NewStartVirtualMachineParams(running.Id))
+	expectJobFailure(t, err, 431, "The virtual machine "+running.Id+" (running) is already running")
+	_, err = c.VirtualMachine.ExpungeVirtualMachine(c.VirtualMachine.NewExpungeVirtualMachineParams(running.Id))
+	expectJobFailure(t, err, 530, "Please destroy vm with specified vmId before expunge")
+
+	// Stopping a stopped VM and starting or stopping a destroyed one change nothing and succeed.
+	again, err := c.VirtualMachine.StopVirtualMachine(c.VirtualMachine.NewStopVirtualMachineParams(stopped.Id))
+	if err != nil || again.State != "Stopped" {
+		t.Fatalf("stop of a stopped VM: %+v, %v", again, err)
+	}
+	if _, err := c.VirtualMachine.DestroyVirtualMachine(c.VirtualMachine.NewDestroyVirtualMachineParams(stopped.Id)); err != nil {
+		t.Fatal(err)
+	}
+	for name, call := range map[string]func() (string, error){
+		"start": func() (string, error) {
+			r, err := c.VirtualMachine.StartVirtualMachine(c.VirtualMachine.NewStartVirtualMachineParams(stopped.Id))
+			return r.State, err
+		},
+		"stop": func() (string, error) {
+			r, err := c.VirtualMachine.StopVirtualMachine(c.VirtualMachine.NewStopVirtualMachineParams(stopped.Id))
+			return r.State, err
+		},
+	} {
+		if state, err := call(); err != nil || state != "Destroyed" {
+			t.Errorf("%s of a destroyed VM: %s, %v", name, state, err)
+		}
+	}
+}
+
+func TestWrongStateOfATransitionalVMIsAConcurrentOperation(t *testing.T) {
+	ts := cstest.NewTestServer(t)
+	if status := adminJSON(t, ts, http.MethodPut, "/admin/faults", `{"rules":[{"command":"deployVirtualMachine","stuck":true}]}`, nil); status != http.StatusOK {
+		t.Fatalf("setting faults: %d", status)
+	}
+	c := ts.Async
+	deployed, err := ts.Client.VirtualMachine.DeployVirtualMachine(deployParams(c, "starting"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.VirtualMachine.StartVirtualMachine(c.VirtualMachine.NewStartVirtualMachineParams(deployed.Id))
+	expectJobFailure(t, err, 530, "There are concurrent operations on VM[User|i-2-1-VM]")
+	_, err = c.VirtualMachine.StopVirtualMachine(c.VirtualMachine.NewStopVirtualMachineParams(deployed.Id))
+	expectJobFailure(t, err, 530, "Unable to stop VM[User|i-2-1-VM]")
+	if state := vmState(t, ts.Client, deployed.Id); state != "Starting" {
+		t.Fatalf("state %s", state)
 	}
 }

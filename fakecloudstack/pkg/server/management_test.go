@@ -85,7 +85,7 @@ func TestListManagementServersMetricsAsTheCCMReadsIt(t *testing.T) {
 func TestListManagementServersMetricsIsForAdminsOnly(t *testing.T) {
 	ts, tenant := newTenantServer(t)
 	_, err := tenant.Management.ListManagementServersMetrics(tenant.Management.NewListManagementServersMetricsParams())
-	expectAPIError(t, err, 401, "does not exist")
+	expectAPIError(t, err, 401, "The given command 'listManagementServersMetrics' either does not exist, is not available for user.")
 
 	for client, want := range map[*cloudstack.CloudStackClient]bool{ts.Client: true, tenant: false} {
 		apis, err := client.APIDiscovery.ListApis(client.APIDiscovery.NewListApisParams())

@@ -19,8 +19,10 @@ limitations under the License.
 package server
 
 import (
+	"crypto/rand"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -40,18 +42,24 @@ const APIPath = "/client/api"
 
 // Server holds one complete fake cloud. Several can run in one process.
 type Server struct {
-	backend  *api.Backend
-	commands map[string]api.Command
-	calls    *callRecorder
-	metrics  *metrics
-	router   *mux.Router
+	backend    *api.Backend
+	adminToken string
+	persist    *persister
+	// adminVersion counts /admin changes outside the store and the jobs (capacity, faults,
+	// latency), for the state file.
+	adminVersion atomic.Uint64
+	commands     map[string]api.Command
+	calls        *callRecorder
+	metrics      *metrics
+	router       *mux.Router
 }
 
 type options struct {
-	cfg   config.Config
-	clock clock.WithDelayedExecution
-	store *store.Store
-	ids   func() string
+	adminToken string
+	cfg        config.Config
+	clock      clock.WithDelayedExecution
+	state      []byte
+	ids        func() string
 }
 
 // Option configures New.
@@ -63,8 +71,9 @@ func WithConfig(c config.Config) Option { return func(o *options) { o.cfg = c } 
 // WithClock injects the clock that drives job latency and expunge delays.
 func WithClock(c clock.WithDelayedExecution) Option { return func(o *options) { o.clock = c } }
 
-// WithStore serves an already populated store (a loaded snapshot) instead of building the world.
-func WithStore(s *store.Store) Option { return func(o *options) { o.store = s } }
+// WithAdminToken sets the token /admin requires; without it a random one is generated
+// (AdminToken tells it).
+func WithAdminToken(token string) Option { return func(o *options) { o.adminToken = token } }
 
 // WithSequentialIDs makes every new id predictable, for tests.
 func WithSequentialIDs() Option { return func(o *options) { o.ids = store.SequentialIDs() } }
@@ -76,14 +85,27 @@ func New(opts ...Option) (*Server, error) {
 		opt(&o)
 	}
 	if err := o.cfg.Jobs.Latency.Validate(); err != nil {
-		return nil, fmt.Errorf("validating job latency, %w", err)
+		return nil, fmt.Errorf("validating jobs.latency, %w", err)
+	}
+	if err := o.cfg.Faults.Validate(); err != nil {
+		return nil, fmt.Errorf("validating faults, %w", err)
+	}
+	if o.adminToken == "" {
+		o.adminToken = rand.Text()
 	}
 	pool := capacity.New()
-	st, err := o.world(pool)
+	var st *store.Store
+	var restored stateFile
+	var err error
+	if o.state != nil {
+		st, restored, err = o.restore(pool)
+	} else {
+		st, err = o.world(pool)
+	}
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{calls: newCallRecorder(), router: mux.NewRouter()}
+	s := &Server{calls: newCallRecorder(), router: mux.NewRouter(), adminToken: o.adminToken}
 	s.metrics = newMetrics(st)
 	s.backend = &api.Backend{
 		Store:    st,
@@ -95,15 +117,21 @@ func New(opts ...Option) (*Server, error) {
 		Started:  o.clock.Now(),
 	}
 	s.commands = s.backend.Commands()
+	if o.state != nil {
+		var pending []jobs.Job
+		for _, j := range restored.Jobs {
+			if j.Status == jobs.Pending {
+				pending = append(pending, j)
+			}
+		}
+		s.backend.ResumeVMs(pending)
+		s.backend.Jobs.Restore(restored.Jobs, s.backend.Resume)
+	}
 	s.routes()
 	return s, nil
 }
 
 func (o options) world(pool *capacity.Pool) (*store.Store, error) {
-	if o.store != nil {
-		rebuildCapacity(o.store, pool, o.cfg.Model())
-		return o.store, nil
-	}
 	var storeOpts []store.Option
 	if o.ids != nil {
 		storeOpts = append(storeOpts, store.WithIDs(o.ids))
@@ -115,18 +143,6 @@ func (o options) world(pool *capacity.Pool) (*store.Store, error) {
 	return st, nil
 }
 
-// rebuildCapacity gives a loaded snapshot's zones their hosts back and puts its VMs on them.
-func rebuildCapacity(st *store.Store, pool *capacity.Pool, m world.Model) {
-	for _, z := range m.Zones {
-		pool.SetZone(world.StableID("zone", z.Name), z.Hosts)
-	}
-	for _, vm := range st.AllVMs() {
-		if vm.HostID != "" {
-			pool.Reserve(vm.ZoneID, vm.HostID, capacity.Request{CPU: vm.CPU, MemoryMiB: vm.MemoryMiB, GPUs: vm.GPUs})
-		}
-	}
-}
-
 func settings(c config.Config) api.Settings {
 	s := api.DefaultSettings()
 	if c.ExpungeDelay != nil {
@@ -136,6 +152,7 @@ func settings(c config.Config) api.Settings {
 		s.UserDataMaxLength = c.UserDataMaxLength
 	}
 	s.AllowUserExpunge = c.AllowUserExpungeRecoverVM
+	s.MaxCustomCPU, s.MaxCustomMemoryMiB = c.ServiceOfferingCPUCoresMax, c.ServiceOfferingRAMSizeMaxMiB
 	return s
 }
 
@@ -147,6 +164,9 @@ func (s *Server) routes() {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+// AdminToken is the token /admin requires.
+func (s *Server) AdminToken() string { return s.adminToken }
 
 // Store exposes the world, for the node simulator and for tests.
 func (s *Server) Store() *store.Store { return s.backend.Store }

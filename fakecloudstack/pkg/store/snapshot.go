@@ -27,6 +27,7 @@ import (
 type snapshot struct {
 	Seq            int64             `json:"seq"`
 	Accounts       []Account         `json:"accounts"`
+	Projects       []Project         `json:"projects,omitempty"`
 	Zones          []Zone            `json:"zones"`
 	Offerings      []ServiceOffering `json:"offerings"`
 	Templates      []Template        `json:"templates"`
@@ -43,6 +44,7 @@ type snapshot struct {
 func (s *Store) Save(w io.Writer) error {
 	snap := snapshot{
 		Accounts:       s.Accounts.List(),
+		Projects:       s.Projects.List(),
 		Zones:          s.Zones.List(),
 		Offerings:      s.Offerings.List(),
 		Templates:      s.Templates.List(),
@@ -75,6 +77,7 @@ func (s *Store) Load(r io.Reader) error {
 	defer s.mu.Unlock()
 	s.seq = snap.Seq
 	s.Accounts.restore(snap.Accounts, func(a Account) string { return a.ID })
+	s.Projects.restore(snap.Projects, func(p Project) string { return p.ID })
 	s.Zones.restore(snap.Zones, func(z Zone) string { return z.ID })
 	s.Offerings.restore(snap.Offerings, func(o ServiceOffering) string { return o.ID })
 	s.Templates.restore(snap.Templates, func(t Template) string { return t.ID })

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 )
@@ -34,6 +35,7 @@ type Store struct {
 	mu sync.RWMutex
 
 	Accounts       *Table[Account]
+	Projects       *Table[Project]
 	Zones          *Table[Zone]
 	Offerings      *Table[ServiceOffering]
 	Templates      *Table[Template]
@@ -53,6 +55,8 @@ type Store struct {
 	states   map[string]int
 	expunged map[string]struct{}
 	changed  chan struct{}
+	// version counts writes, so a state file can tell whether it covers the latest one.
+	version atomic.Uint64
 }
 
 // Option configures a Store.
@@ -86,14 +90,15 @@ func New(opts ...Option) *Store {
 		expunged: map[string]struct{}{},
 		changed:  make(chan struct{}, 1),
 	}
-	s.Accounts = newTable[Account](&s.mu)
-	s.Zones = newTable[Zone](&s.mu)
-	s.Offerings = newTable[ServiceOffering](&s.mu)
-	s.Templates = newTable[Template](&s.mu)
-	s.Networks = newTable[Network](&s.mu)
-	s.DiskOfferings = newTable[DiskOffering](&s.mu)
-	s.AffinityGroups = newTable[AffinityGroup](&s.mu)
-	s.KeyPairs = newTable[SSHKeyPair](&s.mu)
+	s.Accounts = newTable[Account](&s.mu, &s.version)
+	s.Projects = newTable[Project](&s.mu, &s.version)
+	s.Zones = newTable[Zone](&s.mu, &s.version)
+	s.Offerings = newTable[ServiceOffering](&s.mu, &s.version)
+	s.Templates = newTable[Template](&s.mu, &s.version)
+	s.Networks = newTable[Network](&s.mu, &s.version)
+	s.DiskOfferings = newTable[DiskOffering](&s.mu, &s.version)
+	s.AffinityGroups = newTable[AffinityGroup](&s.mu, &s.version)
+	s.KeyPairs = newTable[SSHKeyPair](&s.mu, &s.version)
 	for _, o := range opts {
 		o(s)
 	}
@@ -114,11 +119,14 @@ func (s *Store) SecretKey(apiKey string) (string, bool) {
 
 // AccountByKey finds the account owning an API key.
 func (s *Store) AccountByKey(apiKey string) (Account, bool) {
-	return s.Accounts.Find(func(a Account) bool { return a.APIKey == apiKey })
+	return s.Accounts.Find(func(a Account) bool { return apiKey != "" && a.APIKey == apiKey })
 }
 
 // Changed signals, coalesced, that a VM was created, changed state or was removed.
 func (s *Store) Changed() <-chan struct{} { return s.changed }
+
+// Version grows with every write to the store.
+func (s *Store) Version() uint64 { return s.version.Load() }
 
 func (s *Store) notify() {
 	select {

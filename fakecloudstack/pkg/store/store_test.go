@@ -71,7 +71,7 @@ func TestListVMsFiltersAndPages(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		filter      VMFilter
-		start, size int
+		start, size int64
 		want        []string
 		total       int
 	}{
@@ -81,7 +81,8 @@ func TestListVMsFiltersAndPages(t *testing.T) {
 		{"tag key only", VMFilter{Tags: []KV{{Key: "POOL"}}}, 0, -1, []string{"a", "c"}, 2},
 		{"ids keep creation order", VMFilter{IDs: []string{c.ID, a.ID, c.ID}}, 0, -1, []string{"a", "c"}, 2},
 		{"page", VMFilter{}, 1, 1, []string{"b"}, 3},
-		{"other account", VMFilter{AccountID: "other"}, 0, -1, nil, 0},
+		{"other account", VMFilter{AccountIDs: []string{"other"}}, 0, -1, nil, 0},
+		{"no owner", VMFilter{AccountIDs: []string{}}, 0, -1, nil, 0},
 		{"keyword", VMFilter{Keyword: "B"}, 0, -1, []string{"b"}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

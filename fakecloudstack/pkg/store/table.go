@@ -16,18 +16,22 @@ limitations under the License.
 
 package store
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Table is one typed collection of the world. Every table of a Store shares the Store's lock so
 // a handler never sees two resources from different moments.
 type Table[T any] struct {
-	mu    *sync.RWMutex
-	byID  map[string]T
-	order []string
+	mu      *sync.RWMutex
+	version *atomic.Uint64
+	byID    map[string]T
+	order   []string
 }
 
-func newTable[T any](mu *sync.RWMutex) *Table[T] {
-	return &Table[T]{mu: mu, byID: map[string]T{}}
+func newTable[T any](mu *sync.RWMutex, version *atomic.Uint64) *Table[T] {
+	return &Table[T]{mu: mu, version: version, byID: map[string]T{}}
 }
 
 // Get returns the item with the given key.
@@ -70,6 +74,7 @@ func (t *Table[T]) Put(id string, v T) {
 }
 
 func (t *Table[T]) putLocked(id string, v T) {
+	t.version.Add(1)
 	if _, ok := t.byID[id]; !ok {
 		t.order = append(t.order, id)
 	}
@@ -84,6 +89,7 @@ func (t *Table[T]) Delete(id string) bool {
 		return false
 	}
 	delete(t.byID, id)
+	t.version.Add(1)
 	for i, o := range t.order {
 		if o == id {
 			t.order = append(t.order[:i], t.order[i+1:]...)

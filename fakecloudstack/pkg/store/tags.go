@@ -62,6 +62,7 @@ func (s *Store) AddTags(accountID string, vmIDs []string, pairs []KV) error {
 			}
 		}
 	}
+	s.version.Add(1)
 	for _, id := range vmIDs {
 		for _, kv := range pairs {
 			s.tags[id] = append(s.tags[id], Tag{Key: kv.Key, Value: kv.Value, ResourceID: id, ResourceType: ResourceTypeVM, AccountID: accountID})
@@ -94,6 +95,7 @@ func (s *Store) unindexLocked(t Tag) {
 func (s *Store) DeleteTags(vmIDs []string, pairs []KV) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.version.Add(1)
 	for _, id := range vmIDs {
 		kept := s.tags[id][:0]
 		for _, t := range s.tags[id] {

@@ -17,6 +17,7 @@ limitations under the License.
 package store
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
@@ -45,6 +46,29 @@ type Account struct {
 	SecretKey string           `json:"secretKey"`
 	Admin     bool             `json:"admin"`
 	Limits    map[string]int64 `json:"limits,omitempty"`
+	// ProjectID marks a project's account, which owns the project's resources and has no keys
+	// (CloudStack's account of type PROJECT).
+	ProjectID string `json:"projectID,omitempty"`
+}
+
+// Project groups resources under an account of its own that member accounts act for.
+type Project struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	DisplayText string `json:"displayText"`
+	DomainID    string `json:"domainID"`
+	Domain      string `json:"domain"`
+	// AccountID is the project's own account, the owner of its resources.
+	AccountID string `json:"accountID"`
+	// Owner is the member account that administers the project.
+	Owner   string    `json:"owner"`
+	Members []string  `json:"members"`
+	Created time.Time `json:"created"`
+}
+
+// HasMember tells whether the account belongs to the project.
+func (p Project) HasMember(accountID string) bool {
+	return slices.Contains(p.Members, accountID)
 }
 
 type Zone struct {
@@ -54,6 +78,15 @@ type Zone struct {
 	AllocationState string            `json:"allocationState"`
 	Tags            map[string]string `json:"tags,omitempty"`
 }
+
+// Details of a custom offering bounding the shapes it deploys, under the keys CloudStack's
+// createServiceOffering writes (memory in MiB).
+const (
+	DetailMinCPU    = "mincpunumber"
+	DetailMaxCPU    = "maxcpunumber"
+	DetailMinMemory = "minmemory"
+	DetailMaxMemory = "maxmemory"
+)
 
 type ServiceOffering struct {
 	ID          string            `json:"id"`
@@ -161,6 +194,8 @@ type VM struct {
 	Details          map[string]string `json:"details,omitempty"`
 	UserData         string            `json:"userData,omitempty"`
 	Created          time.Time         `json:"created"`
+	// Destroyed is when the VM was destroyed; its expunge is due expunge.delay later.
+	Destroyed time.Time `json:"destroyed,omitzero"`
 }
 
 // InstanceName is the hypervisor-side name CloudStack prints in capacity errors.

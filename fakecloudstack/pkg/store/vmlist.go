@@ -32,7 +32,8 @@ const StatePresent = "present"
 
 // VMFilter holds listVirtualMachines' filters; empty fields do not filter.
 type VMFilter struct {
-	AccountID       string
+	// AccountIDs are the owners listed; nil lists every owner.
+	AccountIDs      []string
 	IDs             []string
 	Name            string // exact, but case-insensitive as MySQL's default collation compares
 	State           string
@@ -48,24 +49,27 @@ type VMFilter struct {
 
 // ListVMs returns the page [start, start+size) of matching VMs in creation order and the total
 // number of matches; size < 0 means no limit.
-func (s *Store) ListVMs(f VMFilter, start, size int) ([]VM, int) {
+func (s *Store) ListVMs(f VMFilter, start, size int64) ([]VM, int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var page []VM
-	total := 0
-	for _, vm := range s.candidatesLocked(f) {
-		if !f.matches(vm) || !s.tagsMatchLocked(f.Tags, vm.ID) {
+	var total int64
+	candidates, tagsMatched := s.candidatesLocked(f)
+	for _, vm := range candidates {
+		if !f.matches(vm) || (!tagsMatched && !s.tagsMatchLocked(f.Tags, vm.ID)) {
 			continue
 		}
-		if total >= start && (size < 0 || len(page) < size) {
+		if total >= start && (size < 0 || int64(len(page)) < size) {
 			page = append(page, *vm)
 		}
 		total++
 	}
-	return page, total
+	return page, int(total)
 }
 
-func (s *Store) candidatesLocked(f VMFilter) []*VM {
+// candidatesLocked narrows the VMs to look at through the id list or the tag index; tagsMatched
+// says the candidates already match the tag filter.
+func (s *Store) candidatesLocked(f VMFilter) (candidates []*VM, tagsMatched bool) {
 	switch {
 	case len(f.IDs) > 0:
 		out := make([]*VM, 0, len(f.IDs))
@@ -75,7 +79,7 @@ func (s *Store) candidatesLocked(f VMFilter) []*VM {
 			}
 		}
 		slices.SortFunc(out, bySeq)
-		return out
+		return out, false
 	case len(f.Tags) > 0 && allValued(f.Tags):
 		seen := map[string]struct{}{}
 		var out []*VM
@@ -88,9 +92,9 @@ func (s *Store) candidatesLocked(f VMFilter) []*VM {
 			}
 		}
 		slices.SortFunc(out, bySeq)
-		return out
+		return out, true
 	default:
-		return s.ordered
+		return s.ordered, false
 	}
 }
 
@@ -107,7 +111,7 @@ func allValued(tags []KV) bool {
 
 func (f *VMFilter) matches(vm *VM) bool {
 	switch {
-	case f.AccountID != "" && vm.AccountID != f.AccountID,
+	case f.AccountIDs != nil && !slices.Contains(f.AccountIDs, vm.AccountID),
 		f.Name != "" && !strings.EqualFold(vm.Name, f.Name),
 		f.ZoneID != "" && vm.ZoneID != f.ZoneID,
 		f.TemplateID != "" && vm.TemplateID != f.TemplateID,

@@ -37,6 +37,7 @@ func (s *Store) InsertVM(vm VM) (VM, error) {
 		}
 	}
 	s.seq++
+	s.version.Add(1)
 	vm.Seq = s.seq
 	s.addressLocked(&vm)
 	s.insertLocked(&vm)
@@ -96,6 +97,7 @@ func (s *Store) UpdateVM(id string, change func(*VM)) (VM, bool) {
 	}
 	before := vm.State
 	change(vm)
+	s.version.Add(1)
 	if vm.State != before {
 		s.states[before]--
 		s.states[vm.State]++
@@ -118,6 +120,7 @@ func (s *Store) ExpungeVM(id string) bool {
 	if !ok {
 		return false
 	}
+	s.version.Add(1)
 	s.releaseNameLocked(vm)
 	s.states[vm.State]--
 	delete(s.vms, id)

@@ -69,19 +69,29 @@ func Build(m Model, s *store.Store, pool *capacity.Pool, created time.Time) erro
 	if admin == "" {
 		return fmt.Errorf("the world needs an admin account")
 	}
+	projectAccounts, err := buildProjects(m, s, firstAccountNumber+len(m.Accounts), created)
+	if err != nil {
+		return err
+	}
 	for _, n := range m.Networks {
 		zoneID, ok := zoneIDs[n.Zone]
 		if !ok {
 			return fmt.Errorf("network %s is in unknown zone %s", n.Name, n.Zone)
 		}
 		id := StableID("network", n.Name)
+		owner := admin
+		if n.Project != "" {
+			if owner, ok = projectAccounts[n.Project]; !ok {
+				return fmt.Errorf("network %s is in unknown project %s", n.Name, n.Project)
+			}
+		}
 		gateway, err := gatewayOf(n.CIDR)
 		if err != nil {
 			return fmt.Errorf("network %s, %w", n.Name, err)
 		}
 		s.Networks.Put(id, store.Network{ID: id, Name: n.Name, ZoneID: zoneID, State: "Implemented",
 			Type: defaultString(n.Type, "Isolated"), CIDR: n.CIDR, Gateway: gateway,
-			NetworkDomain: "cs" + strings.ReplaceAll(n.Name, "-", "") + ".internal", AccountID: admin, Tags: n.Tags})
+			NetworkDomain: "cs" + strings.ReplaceAll(n.Name, "-", "") + ".internal", AccountID: owner, Tags: n.Tags})
 	}
 	for _, o := range m.Offerings {
 		id := StableID("serviceoffering", o.Name)
@@ -104,6 +114,34 @@ func Build(m Model, s *store.Store, pool *capacity.Pool, created time.Time) erro
 	return nil
 }
 
+// buildProjects stores each project and its account (CloudStack names it PrjAcct-<name>-<n>),
+// and returns the project accounts by project name.
+func buildProjects(m Model, s *store.Store, firstNumber int, created time.Time) (map[string]string, error) {
+	accounts := map[string]string{}
+	for i, p := range m.Projects {
+		if len(p.Members) == 0 {
+			return nil, fmt.Errorf("project %s has no members", p.Name)
+		}
+		var members []string
+		for _, name := range p.Members {
+			a, ok := s.Accounts.Get(StableID("account", name))
+			if !ok {
+				return nil, fmt.Errorf("project %s names unknown member %s", p.Name, name)
+			}
+			members = append(members, a.ID)
+		}
+		owner, _ := s.Accounts.Get(members[0])
+		id := StableID("project", p.Name)
+		acc := store.Account{ID: StableID("projectaccount", p.Name), Number: firstNumber + i, Name: "PrjAcct-" + p.Name + "-" + strconv.Itoa(i+1),
+			DomainID: owner.DomainID, Domain: owner.Domain, ProjectID: id}
+		s.Accounts.Put(acc.ID, acc)
+		s.Projects.Put(id, store.Project{ID: id, Name: p.Name, DisplayText: defaultString(p.DisplayText, p.Name), DomainID: owner.DomainID,
+			Domain: owner.Domain, AccountID: acc.ID, Owner: owner.ID, Members: members, Created: created})
+		accounts[p.Name] = acc.ID
+	}
+	return accounts, nil
+}
+
 func account(a AccountSpec, number int) store.Account {
 	domain := defaultString(a.Domain, "ROOT")
 	return store.Account{
@@ -117,10 +155,12 @@ func account(a AccountSpec, number int) store.Account {
 func offering(id string, o OfferingSpec, created time.Time) store.ServiceOffering {
 	details := map[string]string{"family": o.Family}
 	if o.Custom {
-		details["minCPU"] = strconv.Itoa(o.MinCPU)
-		details["maxCPU"] = strconv.Itoa(o.MaxCPU)
-		details["minMemory"] = strconv.Itoa(o.MinMemoryMiB)
-		details["maxMemory"] = strconv.Itoa(o.MaxMemoryMiB)
+		// The keys createServiceOffering stores a constrained custom offering's bounds under
+		// (ApiConstants MIN_CPU_NUMBER, MAX_CPU_NUMBER, MIN_MEMORY, MAX_MEMORY).
+		details[store.DetailMinCPU] = strconv.Itoa(o.MinCPU)
+		details[store.DetailMaxCPU] = strconv.Itoa(o.MaxCPU)
+		details[store.DetailMinMemory] = strconv.Itoa(o.MinMemoryMiB)
+		details[store.DetailMaxMemory] = strconv.Itoa(o.MaxMemoryMiB)
 	}
 	maps.Copy(details, o.Details)
 	so := store.ServiceOffering{

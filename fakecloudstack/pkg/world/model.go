@@ -37,6 +37,14 @@ type Model struct {
 	DiskOfferings []DiskOfferingSpec `json:"diskOfferings"`
 	KeyPairs      []string           `json:"keyPairs"`
 	Accounts      []AccountSpec      `json:"accounts"`
+	Projects      []ProjectSpec      `json:"projects,omitempty"`
+}
+
+// ProjectSpec is a project in its first member's domain; the first member owns it.
+type ProjectSpec struct {
+	Name        string   `json:"name"`
+	DisplayText string   `json:"displayText,omitempty"`
+	Members     []string `json:"members"`
 }
 
 type ZoneSpec struct {
@@ -46,11 +54,13 @@ type ZoneSpec struct {
 }
 
 type NetworkSpec struct {
-	Name string            `json:"name"`
-	Zone string            `json:"zone"`
-	Type string            `json:"type,omitempty"`
-	CIDR string            `json:"cidr"`
-	Tags map[string]string `json:"tags,omitempty"`
+	Name string `json:"name"`
+	Zone string `json:"zone"`
+	// Project, when set, owns the network; otherwise the admin account does.
+	Project string            `json:"project,omitempty"`
+	Type    string            `json:"type,omitempty"`
+	CIDR    string            `json:"cidr"`
+	Tags    map[string]string `json:"tags,omitempty"`
 }
 
 // OfferingSpec is a compute offering. Custom offerings leave CPU and MemoryMiB at zero and

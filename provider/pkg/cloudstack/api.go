@@ -24,14 +24,28 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
-// Scope is the owner of the resources a call reads or creates. Empty fields mean the account
-// of the API key.
+// Scope is the owner of the resources a call reads or creates. Empty fields mean the default:
+// the cloud-config's project when it names one, else the account of the API key.
 type Scope struct {
-	// ProjectID is a project UUID.
+	// ProjectID is a project UUID, or AllProjects in a list call.
 	ProjectID string
 	// DomainID is a domain UUID.
 	DomainID string
 }
+
+// Details of a custom offering that bound the sizes it can be deployed with, as
+// createServiceOffering stores them in serviceofferingdetails (ApiConstants MIN_CPU_NUMBER,
+// MAX_CPU_NUMBER, MIN_MEMORY, MAX_MEMORY; memory in MiB).
+const (
+	DetailMinCPU    = "mincpunumber"
+	DetailMaxCPU    = "maxcpunumber"
+	DetailMinMemory = "minmemory"
+	DetailMaxMemory = "maxmemory"
+)
+
+// AllProjects as a list call's project lists the resources of every project the caller belongs
+// to, and only those (CloudStack's projectid=-1).
+const AllProjects = "-1"
 
 // VMFilter narrows listVirtualMachines. Tags are OR-ed by CloudStack; the provider always
 // passes the one cluster tag and filters the rest itself.

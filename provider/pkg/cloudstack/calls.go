@@ -31,7 +31,7 @@ const ResourceTypeVM = "UserVm"
 func (c *Client) CreateAffinityGroup(ctx context.Context, scope Scope, name, groupType string) (Created, error) {
 	return call(ctx, c, "createAffinityGroup", func(cs *cloudstack.CloudStackClient) (Created, error) {
 		p := cs.AffinityGroup.NewCreateAffinityGroupParams(name, groupType)
-		applyScope(p, scope)
+		applyScope(p, c.withDefault(scope))
 		r, err := cs.AffinityGroup.CreateAffinityGroup(p)
 		if err != nil {
 			return Created{}, err
@@ -44,7 +44,7 @@ func (c *Client) DeleteAffinityGroup(ctx context.Context, scope Scope, id string
 	return call(ctx, c, "deleteAffinityGroup", func(cs *cloudstack.CloudStackClient) (string, error) {
 		p := cs.AffinityGroup.NewDeleteAffinityGroupParams()
 		p.SetId(id)
-		applyScope(p, scope)
+		applyScope(p, c.withDefault(scope))
 		r, err := cs.AffinityGroup.DeleteAffinityGroup(p)
 		if err != nil {
 			return "", err
@@ -55,6 +55,7 @@ func (c *Client) DeleteAffinityGroup(ctx context.Context, scope Scope, id string
 
 func (c *Client) DeployVirtualMachine(ctx context.Context, req DeployRequest) (Created, error) {
 	return call(ctx, c, "deployVirtualMachine", func(cs *cloudstack.CloudStackClient) (Created, error) {
+		req.Scope = c.withDefault(req.Scope)
 		r, err := cs.VirtualMachine.DeployVirtualMachine(deployParams(cs, req))
 		if err != nil {
 			return Created{}, err

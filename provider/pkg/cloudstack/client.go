@@ -138,6 +138,15 @@ type scoped interface {
 	SetDomainid(string)
 }
 
+// withDefault gives a call without a scope the cloud-config's project, as the CloudStack CCM
+// sends it with every call. A scope that names a project or a domain is kept.
+func (c *Client) withDefault(scope Scope) Scope {
+	if scope == (Scope{}) {
+		scope.ProjectID = c.endpoint.Load().creds.ProjectID
+	}
+	return scope
+}
+
 func applyScope(p scoped, scope Scope) {
 	if scope.ProjectID != "" {
 		p.SetProjectid(scope.ProjectID)

@@ -23,6 +23,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -154,5 +155,27 @@ func TestJobListingIsOneUnpagedCall(t *testing.T) {
 	}
 	if calls := testutil.ToFloat64(APICalls.WithLabelValues("listAsyncJobs", "200")) - before; calls != 1 {
 		t.Fatalf("listAsyncJobs was called %v times, want 1", calls)
+	}
+}
+
+func TestTheCloudConfigProjectIsTheDefaultScope(t *testing.T) {
+	var projects []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		projects = append(projects, r.URL.Query().Get("projectid"))
+		_, _ = fmt.Fprint(w, `{"listvirtualmachinesresponse":{"count":0}}`)
+	}))
+	defer srv.Close()
+	c, err := NewClient(Credentials{APIURL: srv.URL, APIKey: "k", SecretKey: "s", ProjectID: "p-default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, scope := range []Scope{{}, {ProjectID: "p-nodeclass"}, {ProjectID: AllProjects}, {DomainID: "d-1"}} {
+		if _, err := c.ListVirtualMachines(ctx, scope, VMFilter{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"p-default", "p-nodeclass", "-1", ""}; !slices.Equal(projects, want) {
+		t.Fatalf("projectid sent %q, want %q", projects, want)
 	}
 }

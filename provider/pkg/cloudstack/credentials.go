@@ -32,13 +32,16 @@ type Credentials struct {
 	APIKey    string
 	SecretKey string
 	VerifySSL bool
-	// ProjectID and Zone come from the CCM's cloud-config; they are defaults, NodeClasses win.
+	// ProjectID, Zone and Region come from the CCM's cloud-config. ProjectID is the default
+	// project of every call and Zone the only zone of NodeClasses that name none (NodeClasses
+	// win); Region is the nodes' topology.kubernetes.io/region, as the CCM labels them.
 	ProjectID string
 	Zone      string
+	Region    string
 }
 
 func (c Credentials) String() string {
-	return fmt.Sprintf("{APIURL:%s VerifySSL:%t ProjectID:%s Zone:%s}", c.APIURL, c.VerifySSL, c.ProjectID, c.Zone)
+	return fmt.Sprintf("{APIURL:%s VerifySSL:%t ProjectID:%s Zone:%s Region:%s}", c.APIURL, c.VerifySSL, c.ProjectID, c.Zone, c.Region)
 }
 
 // APIURLAccepted says what an API endpoint must look like, for errors about one.
@@ -77,14 +80,14 @@ type cloudConfig struct {
 		SSLNoVerify bool   `gcfg:"ssl-no-verify"`
 		ProjectID   string `gcfg:"project-id"`
 		Zone        string `gcfg:"zone"`
-		// Region is the CCM's setting; this provider's nodes take theirs from
-		// CLOUDSTACK_REGION. It is read only so that the CCM's files are accepted.
+		// Region labels every node, as the CCM (v1.2.0 getRegionFromZone) does; without it
+		// the region is the zone's name.
 		Region string `gcfg:"region"`
 	}
 }
 
 // LoadCloudConfig reads the [Global] section of the CloudStack CCM's cloud-config file
-// (api-url, api-key, secret-key, project-id, zone, ssl-no-verify), so clusters can reuse the
+// (api-url, api-key, secret-key, project-id, zone, region, ssl-no-verify), so clusters can reuse the
 // Secret their CCM already has. The error of a bad file names the key and what it takes, and
 // never quotes a key's value.
 func LoadCloudConfig(path string) (Credentials, error) {
@@ -93,7 +96,7 @@ func LoadCloudConfig(path string) (Credentials, error) {
 		return Credentials{}, fmt.Errorf("reading cloud-config %s, %s", path, oneLine(err.Error()))
 	}
 	g := cfg.Global
-	creds := Credentials{APIURL: g.APIURL, APIKey: g.APIKey, SecretKey: g.SecretKey, VerifySSL: !g.SSLNoVerify, ProjectID: g.ProjectID, Zone: g.Zone}
+	creds := Credentials{APIURL: g.APIURL, APIKey: g.APIKey, SecretKey: g.SecretKey, VerifySSL: !g.SSLNoVerify, ProjectID: g.ProjectID, Zone: g.Zone, Region: g.Region}
 	var missing []string
 	for key, value := range map[string]string{"api-url": g.APIURL, "api-key": g.APIKey, "secret-key": g.SecretKey} {
 		if value == "" {

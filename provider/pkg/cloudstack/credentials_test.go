@@ -46,7 +46,7 @@ ssl-no-verify = true
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Credentials{APIURL: "https://cloud.example/client/api", APIKey: "the-key", SecretKey: "the-secret", ProjectID: "p-1", Zone: "zone-a", VerifySSL: false}
+	want := Credentials{APIURL: "https://cloud.example/client/api", APIKey: "the-key", SecretKey: "the-secret", ProjectID: "p-1", Zone: "zone-a", Region: "eu-west", VerifySSL: false}
 	if creds != want {
 		t.Fatalf("LoadCloudConfig = %#v, want %#v", creds, want)
 	}

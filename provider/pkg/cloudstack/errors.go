@@ -149,6 +149,20 @@ func IsAlreadyExists(err error) bool {
 	return ok && apiErr.Code == CodeParameterError && strings.Contains(apiErr.Text, "already exists")
 }
 
+// IsShapeOutOfBounds is true when deployVirtualMachine refused the cpuNumber or memory of a
+// custom offering: UserVmManagerImpl.validateCustomParameters answers 431 "Invalid cpu cores
+// value, specify a value between <min> and <max>" (or "Invalid memory value, ..."; 4.20 writes
+// "CPU"), bounded by the offering's details and the global settings
+// vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max.
+func IsShapeOutOfBounds(err error) bool {
+	apiErr, ok := asAPIError(err)
+	if !ok || apiErr.Code != CodeParameterError {
+		return false
+	}
+	text := strings.ToLower(apiErr.Text)
+	return strings.HasPrefix(text, "invalid cpu cores value, specify a value between") || strings.HasPrefix(text, "invalid memory value, specify a value between")
+}
+
 // IgnoreNotFound returns nil for a not-found error and err otherwise.
 func IgnoreNotFound(err error) error {
 	if IsNotFound(err) {

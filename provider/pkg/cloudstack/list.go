@@ -70,7 +70,7 @@ func (c *Client) ListZones(ctx context.Context) ([]*cloudstack.Zone, error) {
 func (c *Client) ListNetworks(ctx context.Context, scope Scope) ([]*cloudstack.Network, error) {
 	return call(ctx, c, "listNetworks", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.Network, error) {
 		p := cs.Network.NewListNetworksParams()
-		applyScope(p, scope)
+		applyScope(p, c.withDefault(scope))
 		return listAll(ctx, p, func() ([]*cloudstack.Network, int, error) {
 			r, err := cs.Network.ListNetworks(p)
 			if err != nil {
@@ -84,7 +84,7 @@ func (c *Client) ListNetworks(ctx context.Context, scope Scope) ([]*cloudstack.N
 func (c *Client) ListTemplates(ctx context.Context, scope Scope) ([]*cloudstack.Template, error) {
 	return call(ctx, c, "listTemplates", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.Template, error) {
 		p := cs.Template.NewListTemplatesParams("executable")
-		applyScope(p, scope)
+		applyScope(p, c.withDefault(scope))
 		return listAll(ctx, p, func() ([]*cloudstack.Template, int, error) {
 			r, err := cs.Template.ListTemplates(p)
 			if err != nil {
@@ -124,7 +124,7 @@ func (c *Client) ListDiskOfferings(ctx context.Context) ([]*cloudstack.DiskOffer
 func (c *Client) ListSSHKeyPairs(ctx context.Context, scope Scope) ([]*cloudstack.SSHKeyPair, error) {
 	return call(ctx, c, "listSSHKeyPairs", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.SSHKeyPair, error) {
 		p := cs.SSH.NewListSSHKeyPairsParams()
-		applyScope(p, scope)
+		applyScope(p, c.withDefault(scope))
 		return listAll(ctx, p, func() ([]*cloudstack.SSHKeyPair, int, error) {
 			r, err := cs.SSH.ListSSHKeyPairs(p)
 			if err != nil {
@@ -138,7 +138,7 @@ func (c *Client) ListSSHKeyPairs(ctx context.Context, scope Scope) ([]*cloudstac
 func (c *Client) ListAffinityGroups(ctx context.Context, scope Scope) ([]*cloudstack.AffinityGroup, error) {
 	return call(ctx, c, "listAffinityGroups", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.AffinityGroup, error) {
 		p := cs.AffinityGroup.NewListAffinityGroupsParams()
-		applyScope(p, scope)
+		applyScope(p, c.withDefault(scope))
 		return listAll(ctx, p, func() ([]*cloudstack.AffinityGroup, int, error) {
 			r, err := cs.AffinityGroup.ListAffinityGroups(p)
 			if err != nil {
@@ -152,7 +152,7 @@ func (c *Client) ListAffinityGroups(ctx context.Context, scope Scope) ([]*clouds
 func (c *Client) ListVirtualMachines(ctx context.Context, scope Scope, filter VMFilter) ([]*cloudstack.VirtualMachine, error) {
 	return call(ctx, c, "listVirtualMachines", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.VirtualMachine, error) {
 		p := cs.VirtualMachine.NewListVirtualMachinesParams()
-		applyScope(p, scope)
+		applyScope(p, c.withDefault(scope))
 		if len(filter.IDs) > 0 {
 			p.SetIds(filter.IDs)
 		}
@@ -198,7 +198,7 @@ func (c *Client) ListAsyncJobs(ctx context.Context, scope Scope, startDate strin
 func (c *Client) ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error) {
 	return call(ctx, c, "listResourceLimits", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.ResourceLimit, error) {
 		p := cs.Limit.NewListResourceLimitsParams()
-		applyScope(p, scope)
+		applyScope(p, c.withDefault(scope))
 		return listAll(ctx, p, func() ([]*cloudstack.ResourceLimit, int, error) {
 			r, err := cs.Limit.ListResourceLimits(p)
 			if err != nil {

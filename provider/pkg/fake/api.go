@@ -57,6 +57,9 @@ type API struct {
 	jobs         []*job
 	capabilities cloudstack.Capability
 	limits       []*cloudstack.ResourceLimit
+	// maxCustom is vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max; zero
+	// means no limit.
+	maxCustom    customMaximums
 	callFailures map[string]*failure
 	jobFailures  map[string]*failure
 	calls        []Call
@@ -84,6 +87,7 @@ func (a *API) Reset() {
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}
 	a.limits = nil
+	a.maxCustom = customMaximums{}
 	a.callFailures = map[string]*failure{}
 	a.jobFailures = map[string]*failure{}
 	a.calls = nil
@@ -118,6 +122,14 @@ func (a *API) SetCapabilities(c cloudstack.Capability) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.capabilities = c
+}
+
+// SetCustomOfferingMaximums sets the global settings vm.serviceoffering.cpu.cores.max and
+// vm.serviceoffering.ram.size.max (MiB); zero means no limit, CloudStack's default.
+func (a *API) SetCustomOfferingMaximums(cpu, memoryMiB int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.maxCustom = customMaximums{cpu: cpu, memoryMiB: memoryMiB}
 }
 
 // AddServiceOffering adds an offering to the world and returns it.

@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 )
 
 // ReadyNodeClass is a NodeClass resolved against the default world, with every condition true,
@@ -68,6 +69,7 @@ func statusOffering(id, name, instanceType string, cpu, memory, gpus int, gpuNam
 	}
 	return v1.ServiceOffering{
 		ID: id, Name: name, InstanceType: instanceType, CPU: int64(cpu), MemoryMiB: int64(memory), GPUs: int64(gpus), GPUName: gpuName,
-		Custom: custom, MinCPU: detail("minCPU"), MaxCPU: detail("maxCPU"), MinMemoryMiB: detail("minMemory"), MaxMemoryMiB: detail("maxMemory"),
+		Custom: custom, MinCPU: detail(csapi.DetailMinCPU), MaxCPU: detail(csapi.DetailMaxCPU),
+		MinMemoryMiB: detail(csapi.DetailMinMemory), MaxMemoryMiB: detail(csapi.DetailMaxMemory),
 	}
 }

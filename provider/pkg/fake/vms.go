@@ -19,6 +19,8 @@ package fake
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,10 +71,9 @@ func (a *API) DeployVirtualMachine(ctx context.Context, req csapi.DeployRequest)
 	}
 	cpu, memory := offering.Cpunumber, offering.Memory
 	if offering.Iscustomized {
-		cpu, _ = strconv.Atoi(req.Details["cpuNumber"])
-		memory, _ = strconv.Atoi(req.Details["memory"])
-		if cpu == 0 || memory == 0 {
-			return csapi.Created{}, paramError(command, "Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
+		var err error
+		if cpu, memory, err = a.maxCustom.validate(offering, req.Details); err != nil {
+			return csapi.Created{}, err
 		}
 	}
 	if a.vmNamed(req.Name, req.NetworkIDs) != nil {
@@ -96,6 +97,38 @@ func (a *API) DeployVirtualMachine(ctx context.Context, req csapi.DeployRequest)
 		func() any { vm.State = "Running"; return *vm },
 		func() { vm.State = "Error" })
 	return csapi.Created{ID: vm.Id, JobID: j.id}, nil
+}
+
+type customMaximums struct{ cpu, memoryMiB int }
+
+// validate checks a custom shape as UserVmManagerImpl.validateCustomParameters does: the
+// offering's details bound it (1 vCPU and 32 MiB at least when they say nothing), and so do
+// the global maximums.
+func (m customMaximums) validate(offering *cloudstack.ServiceOffering, details map[string]string) (cpu, memory int, err error) {
+	cpu, cpuErr := strconv.Atoi(details["cpuNumber"])
+	memory, memErr := strconv.Atoi(details["memory"])
+	if cpuErr != nil || memErr != nil {
+		return 0, 0, paramError("deployVirtualMachine", "Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
+	}
+	bound := func(key string, def int) int {
+		if v, err := strconv.Atoi(offering.Serviceofferingdetails[key]); err == nil {
+			return v
+		}
+		return def
+	}
+	capped := func(max, global int) int {
+		if global > 0 {
+			return min(max, global)
+		}
+		return max
+	}
+	if lo, hi := bound(csapi.DetailMinCPU, 1), capped(bound(csapi.DetailMaxCPU, math.MaxInt32), m.cpu); cpu < lo || cpu > hi {
+		return 0, 0, paramError("deployVirtualMachine", fmt.Sprintf("Invalid cpu cores value, specify a value between %d and %d", lo, hi))
+	}
+	if lo, hi := bound(csapi.DetailMinMemory, 32), capped(bound(csapi.DetailMaxMemory, math.MaxInt32), m.memoryMiB); memory < lo || memory > hi {
+		return 0, 0, paramError("deployVirtualMachine", fmt.Sprintf("Invalid memory value, specify a value between %d and %d", lo, hi))
+	}
+	return cpu, memory, nil
 }
 
 // vmNamed finds a live VM with the name in one of the networks: CloudStack keeps host names
@@ -133,7 +166,7 @@ func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter
 	}
 	var out []*cloudstack.VirtualMachine
 	for _, vm := range a.vms {
-		if (len(filter.IDs) > 0 && !slices.Contains(filter.IDs, vm.Id)) || !matchesKeyword(vm, filter.Keyword) || (filter.Name != "" && vm.Name != filter.Name) || !anyTag(vm, filter.Tags) {
+		if !inScope(vm.Projectid, scope) || (len(filter.IDs) > 0 && !slices.Contains(filter.IDs, vm.Id)) || !matchesKeyword(vm, filter.Keyword) || (filter.Name != "" && vm.Name != filter.Name) || !anyTag(vm, filter.Tags) {
 			continue
 		}
 		cp := *vm
@@ -141,6 +174,19 @@ func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter
 		out = append(out, &cp)
 	}
 	return out, nil
+}
+
+// inScope tells whether a list call of the scope shows a resource of the project: without a
+// project only the account's own resources, with AllProjects those of every project, else
+// those of the project.
+func inScope(project string, scope csapi.Scope) bool {
+	switch scope.ProjectID {
+	case "":
+		return project == ""
+	case csapi.AllProjects:
+		return project != ""
+	}
+	return project == scope.ProjectID
 }
 
 func matchesKeyword(vm *cloudstack.VirtualMachine, keyword string) bool {

@@ -21,6 +21,8 @@ import (
 	"strconv"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 )
 
 // DiscoveryTag is how the default networks are tagged for NodeClass selector terms.
@@ -120,10 +122,10 @@ func serviceOffering(id string, shape OfferingShape) *cloudstack.ServiceOffering
 	if shape.CPU == 0 {
 		so.Iscustomized = true
 		so.Cpuspeed = 0
-		so.Serviceofferingdetails["minCPU"] = strconv.Itoa(CustomMinCPU)
-		so.Serviceofferingdetails["maxCPU"] = strconv.Itoa(CustomMaxCPU)
-		so.Serviceofferingdetails["minMemory"] = strconv.Itoa(CustomMinMemoryMiB)
-		so.Serviceofferingdetails["maxMemory"] = strconv.Itoa(CustomMaxMemoryMiB)
+		so.Serviceofferingdetails[csapi.DetailMinCPU] = strconv.Itoa(CustomMinCPU)
+		so.Serviceofferingdetails[csapi.DetailMaxCPU] = strconv.Itoa(CustomMaxCPU)
+		so.Serviceofferingdetails[csapi.DetailMinMemory] = strconv.Itoa(CustomMinMemoryMiB)
+		so.Serviceofferingdetails[csapi.DetailMaxMemory] = strconv.Itoa(CustomMaxMemoryMiB)
 	}
 	if shape.GPUs > 0 {
 		so.Gpucount = shape.GPUs

@@ -69,7 +69,6 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	if opts.CloudConfig != "" {
 		lo.Must0(op.Manager.Add(csapi.NewCloudConfigReloader(opts.CloudConfig, api, creds, csapi.CloudConfigPollInterval)))
 	}
-	scope := csapi.Scope{ProjectID: creds.ProjectID}
 	uncached := lo.Must(client.New(op.GetConfig(), client.Options{Scheme: op.GetScheme(), Mapper: op.GetRESTMapper()}))
 
 	unavailable := pkgcache.NewUnavailableOfferings(op.Clock, pkgcache.UnavailableOfferingsTTL)
@@ -79,15 +78,17 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	}, func() float64 { return float64(unavailable.Len()) }))
 
 	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName)
-	nodeClassProviders := nodeclass.NewProviders(api, affinityGroups)
+	nodeClassProviders := nodeclass.NewProviders(api, affinityGroups, creds.Zone)
 	pricingProvider := pricing.NewDefaultProvider(api, uncached, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap})
 	userData := bootstrap.NewDefaultProvider(uncached, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
 
 	// The watcher needs tickers, which core's clock.Clock does not promise.
-	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, scope)
+	// Jobs belong to the caller's account whatever project their resource is in: the default
+	// scope lists them all.
+	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, csapi.Scope{})
 	lo.Must0(op.Manager.Add(watcher))
 	launchFailures := launchfailure.NewQueue()
-	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, Scope: scope},
+	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, NodeClasses: instance.NodeClassScopes{Reader: op.GetClient()}},
 		watcher, unavailable, userData, affinityGroups, launchFailures, pkgcache.NewInstances())
 
 	return ctx, &Operator{
@@ -96,7 +97,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		UncachedClient:       uncached,
 		UnavailableOfferings: unavailable,
 		Pricing:              pricingProvider,
-		InstanceTypes:        instancetype.NewDefaultProvider(opts.Region, pricingProvider, unavailable),
+		InstanceTypes:        instancetype.NewDefaultProvider(opts.NodeRegion(), pricingProvider, unavailable),
 		Instances:            instances,
 		LaunchFailures:       launchFailures,
 		NodeClassProviders:   nodeClassProviders,

@@ -17,6 +17,7 @@ limitations under the License.
 package operator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -165,6 +166,13 @@ func (o *Options) Credentials() csapi.Credentials {
 		return o.cloudConfigCredentials
 	}
 	return csapi.Credentials{APIURL: o.APIURL, APIKey: o.APIKey, SecretKey: o.SecretKey, VerifySSL: o.VerifySSL}
+}
+
+// NodeRegion is the topology.kubernetes.io/region of nodes: CLOUDSTACK_REGION, else the
+// cloud-config's region (which the CloudStack CCM labels nodes with); empty means each zone's
+// name.
+func (o *Options) NodeRegion() string {
+	return cmp.Or(o.Region, o.Credentials().Region)
 }
 
 func (o *Options) setting(env string) *setting {

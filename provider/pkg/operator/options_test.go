@@ -110,6 +110,30 @@ func TestOptionsFromACloudConfigFile(t *testing.T) {
 	}
 }
 
+func TestTheNodeRegionIsTheSettingThenTheCloudConfigs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cloud-config")
+	if err := os.WriteFile(path, []byte("[Global]\napi-url = http://cs:8080/client/api\napi-key = fk\nsecret-key = fs\nregion = eu-west\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"CLUSTER_NAME": "prod", "CLOUDSTACK_CLOUD_CONFIG": path}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{env, "eu-west"},
+		{with(env, "CLOUDSTACK_REGION", "override"), "override"},
+		{validEnv, ""}, // the zone's name, as the CCM without a region
+	} {
+		o, err := parse(t, tc.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.NodeRegion(); got != tc.want {
+			t.Errorf("NodeRegion() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
 // Every refusal is one line naming the variable, its flag and what it accepts.
 func TestOptionsRefuseBadSettings(t *testing.T) {
 	for _, c := range []struct {

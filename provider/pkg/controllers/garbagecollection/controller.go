@@ -50,7 +50,8 @@ const (
 	// a moment after the deploy, a crash in between leaves it to a later Create to adopt the VM,
 	// and clocks of cloud and cluster differ.
 	GracePeriod = 5 * time.Minute
-	// Interval between sweeps: each costs one paged listVirtualMachines call.
+	// Interval between sweeps: each costs two paged listVirtualMachines calls (by tag, by owner
+	// mark) per scope, and there are two scopes once a NodeClass names a project.
 	Interval = 2 * time.Minute
 )
 

@@ -78,10 +78,10 @@ type Providers struct {
 
 // NewProviders are the default providers over api, each with a cache of its own, beside the
 // affinity-group provider, which the launch path shares.
-func NewProviders(api csapi.API, affinityGroups affinitygroup.Provider) Providers {
+func NewProviders(api csapi.API, affinityGroups affinitygroup.Provider, defaultZone string) Providers {
 	newCache := func(ttl time.Duration) *cache.Cache { return cache.New(ttl, pkgcache.CleanupInterval) }
 	return Providers{
-		Zone:            zone.NewDefaultProvider(api, newCache(zone.CacheTTL)),
+		Zone:            zone.NewDefaultProvider(api, newCache(zone.CacheTTL), defaultZone),
 		Network:         network.NewDefaultProvider(api, newCache(network.CacheTTL)),
 		Template:        template.NewDefaultProvider(api, newCache(template.CacheTTL)),
 		ServiceOffering: serviceoffering.NewDefaultProvider(api, newCache(serviceoffering.CacheTTL)),

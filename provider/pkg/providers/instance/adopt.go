@@ -21,7 +21,7 @@ import (
 	"fmt"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-	corev1 "k8s.io/api/core/v1"
+	"github.com/samber/lo"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -34,18 +34,12 @@ import (
 // could record the launch) instead of deploying a second one.
 func (p *DefaultProvider) adopt(nodeClass *v1.CloudStackNodeClass, vm *cloudstack.VirtualMachine, instanceTypes []*cloudprovider.InstanceType) *Launch {
 	in := newInstance(vm)
-	launch := &Launch{Instance: in, Zone: v1.Zone{ID: vm.Zoneid, Name: vm.Zonename}, Region: vm.Zonename, TemplateID: vm.Templateid}
-	if t, ok := findFirst(nodeClass.Status.Templates, func(t v1.Template) bool { return t.ID == vm.Templateid }); ok {
+	launch := &Launch{Instance: in, Zone: v1.Zone{ID: vm.Zoneid, Name: vm.Zonename}, TemplateID: vm.Templateid}
+	if t, ok := lo.Find(nodeClass.Status.Templates, func(t v1.Template) bool { return t.ID == vm.Templateid }); ok {
 		launch.Architecture = t.Architecture
 	}
 	launch.InstanceType, _ = instancetype.Find(instanceTypes, in.OfferingID, in.CPU, in.MemoryMiB)
-	if launch.InstanceType != nil {
-		for _, o := range launch.InstanceType.Offerings {
-			if o.Zone() == vm.Zonename && o.Requirements.Has(corev1.LabelTopologyRegion) {
-				launch.Region = o.Requirements.Get(corev1.LabelTopologyRegion).Any()
-			}
-		}
-	}
+	launch.Region = regionOf(launch.InstanceType, vm.Zonename)
 	return launch
 }
 
@@ -57,7 +51,7 @@ func (p *DefaultProvider) adoptByName(ctx context.Context, nodeClass *v1.CloudSt
 	if err != nil {
 		return nil, fmt.Errorf("listing VMs named %s, %w", name, err)
 	}
-	vm, ok := findFirst(vms, func(vm *cloudstack.VirtualMachine) bool {
+	vm, ok := lo.Find(vms, func(vm *cloudstack.VirtualMachine) bool {
 		cluster, tagged := clusterTag(vm)
 		return !newInstance(vm).Gone() && (!tagged || cluster == p.opts.ClusterName)
 	})

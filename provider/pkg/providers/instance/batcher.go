@@ -17,14 +17,13 @@ limitations under the License.
 package instance
 
 import (
-	"context"
-	"fmt"
-	"sync"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
-	"k8s.io/utils/clock"
-
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/recovery"
+	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 )
 
 // launchWindow is how long the first launch-time request of a batch waits for others. Core
@@ -32,104 +31,46 @@ import (
 // 10-60 s, so a short window merges a whole burst at a negligible cost in latency.
 const launchWindow = 100 * time.Millisecond
 
-// batcher merges concurrent requests into one call: the first request opens a window, every
-// request arriving within it (or while the call runs) joins the call. The window runs on the
-// injected clock, so tests and benchmarks control it. With no window the first request goes
-// out at once and only the requests that arrive while a call runs share the next one.
-type batcher[T, R any] struct {
-	clock    clock.Clock
-	window   time.Duration
-	maxItems int
-	exec     func(ctx context.Context, items []T) ([]R, error)
-
-	mu      sync.Mutex
-	queue   []*request[T, R]
-	running bool
+// vmByName is a launch's search for a VM already deployed for its NodeClaim; searches of one
+// scope share a listing.
+type vmByName struct {
+	scope csapi.Scope
+	name  string
 }
 
-type request[T, R any] struct {
-	ctx    context.Context
-	item   T
-	result R
-	err    error
-	done   chan struct{}
+func (r vmByName) batch() csapi.Scope { return r.scope }
+
+// vmByID is a Get; Gets of one scope share a listing.
+type vmByID struct {
+	scope csapi.Scope
+	id    string
 }
 
-func newBatcher[T, R any](clk clock.Clock, window time.Duration, maxItems int, exec func(ctx context.Context, items []T) ([]R, error)) *batcher[T, R] {
-	return &batcher[T, R]{clock: clk, window: window, maxItems: maxItems, exec: exec}
+func (r vmByID) batch() csapi.Scope { return r.scope }
+
+// tagRequest asks for a VM's tags. Requests of one tagBatch share a createTags call, which
+// takes its tags from the first request: every request of a batch carries the same set.
+type tagRequest struct {
+	launch bool
+	vmID   string
+	tags   map[string]string
 }
 
-// Do queues item and waits for its result. exec must return one result per item, in order.
-func (b *batcher[T, R]) Do(ctx context.Context, item T) (R, error) {
-	req := &request[T, R]{ctx: ctx, item: item, done: make(chan struct{})}
-	b.mu.Lock()
-	b.queue = append(b.queue, req)
-	if !b.running {
-		b.running = true
-		// The loop outlives this request's context: other callers' requests ride on it.
-		go b.loop(context.WithoutCancel(ctx))
-	}
-	b.mu.Unlock()
-	select {
-	case <-req.done:
-		return req.result, req.err
-	case <-ctx.Done():
-		var zero R
-		return zero, ctx.Err()
-	}
+// tagBatch is a comparable identity for a tag set and whether the VMs are being launched. One
+// createTags job fails as a whole when a VM of its call is gone before the job runs, as a
+// launch's VM is once its deploy failed; VMs tagged outside a launch (adopted, or tagged again
+// after such a failure) therefore share no call with launches.
+type tagBatch struct {
+	launch bool
+	// set lists the tags in key order; it only tells sets apart.
+	set string
 }
 
-func (b *batcher[T, R]) loop(ctx context.Context) {
-	for {
-		if b.window > 0 {
-			<-b.clock.After(b.window)
-		}
-		b.mu.Lock()
-		n := min(len(b.queue), b.maxItems)
-		if n == 0 {
-			b.running = false
-			b.mu.Unlock()
-			return
-		}
-		batch := b.queue[:n:n]
-		b.queue = b.queue[n:]
-		b.mu.Unlock()
-		b.run(ctx, batch)
+func (r tagRequest) batch() tagBatch {
+	var set strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(r.tags)) {
+		// Lengths first, so that no key or value can imitate a separator.
+		set.WriteString(strconv.Itoa(len(k)) + ":" + k + strconv.Itoa(len(r.tags[k])) + ":" + r.tags[k])
 	}
-}
-
-func (b *batcher[T, R]) run(ctx context.Context, batch []*request[T, R]) {
-	live := make([]*request[T, R], 0, len(batch))
-	items := make([]T, 0, len(batch))
-	for _, req := range batch {
-		if req.err = req.ctx.Err(); req.err != nil {
-			close(req.done)
-			continue
-		}
-		live = append(live, req)
-		items = append(items, req.item)
-	}
-	if len(live) == 0 {
-		return
-	}
-	results, err := b.call(ctx, items)
-	for i, req := range live {
-		if err != nil {
-			req.err = err
-		} else {
-			req.result = results[i]
-		}
-		close(req.done)
-	}
-}
-
-// call runs exec: a panic in it, or fewer results than items, fails the batch instead of the
-// process.
-func (b *batcher[T, R]) call(ctx context.Context, items []T) (results []R, err error) {
-	defer recovery.Error(ctx, "batcher", &err)
-	results, err = b.exec(ctx, items)
-	if err == nil && len(results) != len(items) {
-		return nil, fmt.Errorf("a batch of %d items got %d results", len(items), len(results))
-	}
-	return results, err
+	return tagBatch{launch: r.launch, set: set.String()}
 }

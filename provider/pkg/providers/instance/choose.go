@@ -18,9 +18,11 @@ package instance
 
 import (
 	"cmp"
+	"fmt"
 	"hash/fnv"
 	"slices"
 
+	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -38,6 +40,15 @@ type candidate struct {
 	template     v1.Template
 	price        float64
 	tieBreak     uint64
+}
+
+// choose picks the first candidate; none is insufficient capacity, so that core plans again.
+func (p *DefaultProvider) choose(nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (candidate, error) {
+	candidates := p.candidates(nodeClass, nodeClaim, instanceTypes)
+	if len(candidates) == 0 {
+		return candidate{}, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no available offering and zone match the nodeclaim's requirements"))
+	}
+	return candidates[0], nil
 }
 
 // candidates lists every launchable instance type x zone compatible with the NodeClaim, cheapest
@@ -84,29 +95,19 @@ func tieBreak(parts ...string) uint64 {
 // placement finds the zone's network and a template whose architecture both the NodeClaim and
 // the instance type allow.
 func placement(nodeClass *v1.CloudStackNodeClass, reqs scheduling.Requirements, it *cloudprovider.InstanceType, zoneName string) (candidate, bool) {
-	zone, ok := findFirst(nodeClass.Status.Zones, func(z v1.Zone) bool { return z.Name == zoneName })
+	zone, ok := lo.Find(nodeClass.Status.Zones, func(z v1.Zone) bool { return z.Name == zoneName })
 	if !ok {
 		return candidate{}, false
 	}
-	network, ok := findFirst(nodeClass.Status.Networks, func(n v1.Network) bool { return n.ZoneID == zone.ID })
+	network, ok := lo.Find(nodeClass.Status.Networks, func(n v1.Network) bool { return n.ZoneID == zone.ID })
 	if !ok {
 		return candidate{}, false
 	}
-	template, ok := findFirst(nodeClass.Status.Templates, func(t v1.Template) bool {
+	template, ok := lo.Find(nodeClass.Status.Templates, func(t v1.Template) bool {
 		return t.ZoneID == zone.ID && reqs.Get(corev1.LabelArchStable).Has(t.Architecture) && it.Requirements.Get(corev1.LabelArchStable).Has(t.Architecture)
 	})
 	if !ok {
 		return candidate{}, false
 	}
 	return candidate{instanceType: it, zone: zone, network: network, template: template}, true
-}
-
-func findFirst[T any](items []T, match func(T) bool) (T, bool) {
-	for _, item := range items {
-		if match(item) {
-			return item, true
-		}
-	}
-	var zero T
-	return zero, false
 }

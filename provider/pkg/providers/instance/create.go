@@ -51,22 +51,23 @@ type Launch struct {
 	TemplateID   string
 }
 
+// Create launches a VM for the NodeClaim: it chooses an instance type x zone, renders the
+// deploy request, deploys, tags, remembers the VM and leaves the jobs to a watch in the
+// background. A VM a crashed predecessor deployed for the NodeClaim is adopted instead.
 func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
-	scope := resources.Scope(nodeClass)
-	existing, err := p.lookups.Do(ctx, scopeKey(scope), nodeClaim.Name)
+	existing, err := p.lookups.Do(ctx, vmByName{scope: resources.Scope(nodeClass), name: nodeClaim.Name})
 	if err != nil {
 		return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
 	}
 	if existing != nil {
 		return p.adopt(nodeClass, existing, instanceTypes), nil
 	}
-	candidates := p.candidates(nodeClass, nodeClaim, instanceTypes)
-	if len(candidates) == 0 {
-		return nil, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no available offering and zone match the nodeclaim's requirements"))
+	c, err := p.choose(nodeClass, nodeClaim, instanceTypes)
+	if err != nil {
+		return nil, err
 	}
-	c := candidates[0]
-	launch := &Launch{InstanceType: c.instanceType, Zone: c.zone, Region: regionOf(c), Architecture: c.template.Architecture, TemplateID: c.template.ID}
-	req, err := p.deployRequest(ctx, nodeClass, nodeClaim, c, launch.Labels())
+	launch := &Launch{InstanceType: c.instanceType, Zone: c.zone, Region: regionOf(c.instanceType, c.zone.Name), Architecture: c.template.Architecture, TemplateID: c.template.ID}
+	req, err := p.render(ctx, nodeClass, nodeClaim, c, launch.Labels())
 	if err != nil {
 		return nil, err
 	}
@@ -84,13 +85,13 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	// Create adopts (and tags) the VM, and List, which core's garbage collection reads, finds
 	// VMs by tag. Their job is not waited for here: on a busy management server it queues
 	// behind deploys for a job thread.
-	tagJob, err := p.requestTags(ctx, launchBatch, created.ID, tags)
+	tagJob, err := p.requestTags(ctx, tagRequest{launch: true, vmID: created.ID, tags: tags})
 	if err != nil {
 		p.cleanUp(ctx, created.ID)
 		return nil, taggingFailed(created.ID, err)
 	}
 	launch.Instance = p.remember(&Instance{
-		ID: created.ID, Name: nodeClaim.Name, State: StateStarting, ZoneID: c.zone.ID, ZoneName: c.zone.Name,
+		ID: created.ID, Name: nodeClaim.Name, State: StateStarting, ZoneID: c.zone.ID, ZoneName: c.zone.Name, ProjectID: req.ProjectID,
 		OfferingID: req.ServiceOfferingID, TemplateID: req.TemplateID, NetworkIDs: req.NetworkIDs, AffinityGroupIDs: req.AffinityGroupIDs,
 		Tags: tags, Created: p.clock.Now(),
 	})
@@ -170,16 +171,21 @@ func (l *Launch) Labels() map[string]string {
 	return labels
 }
 
-func regionOf(c candidate) string {
-	for _, o := range c.instanceType.Offerings {
-		if o.Zone() == c.zone.Name && o.Requirements.Has(corev1.LabelTopologyRegion) {
-			return o.Requirements.Get(corev1.LabelTopologyRegion).Any()
+// regionOf is the region the instance type's offering in the zone names, else the zone's name.
+func regionOf(it *cloudprovider.InstanceType, zoneName string) string {
+	if it != nil {
+		for _, o := range it.Offerings {
+			if o.Zone() == zoneName && o.Requirements.Has(corev1.LabelTopologyRegion) {
+				return o.Requirements.Get(corev1.LabelTopologyRegion).Any()
+			}
 		}
 	}
-	return c.zone.Name
+	return zoneName
 }
 
-func (p *DefaultProvider) deployRequest(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, c candidate, labels map[string]string) (csapi.DeployRequest, error) {
+// render builds the deploy request: userdata for the launch's labels, the chosen placement
+// and shape, the NodeClass's disks, keys and details, and the NodePool's affinity group.
+func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, c candidate, labels map[string]string) (csapi.DeployRequest, error) {
 	userData, err := p.userData.UserData(ctx, nodeClass, nodeClaim, c.instanceType.Capacity, labels)
 	if err != nil {
 		return csapi.DeployRequest{}, fmt.Errorf("rendering userdata, %w", err)
@@ -217,8 +223,9 @@ func (p *DefaultProvider) deployRequest(ctx context.Context, nodeClass *v1.Cloud
 }
 
 // launchError maps a failed launch to what core expects: insufficient capacity re-plans at
-// once (and the offering x zone is skipped for a while), limits likewise, the rest is a
-// CreateError carrying CloudStack's code and text.
+// once (and the offering x zone is skipped for a while), a custom shape out of the offering's
+// bounds likewise (skipped in every zone: the bounds are the cloud's), limits re-plan, the rest
+// is a CreateError carrying CloudStack's code and text.
 func (p *DefaultProvider) launchError(err error, c candidate) error {
 	var apiErr *csapi.APIError
 	code := "none"
@@ -230,6 +237,11 @@ func (p *DefaultProvider) launchError(err error, c candidate) error {
 	case csapi.IsInsufficientCapacity(err):
 		p.unavailable.MarkUnavailable(c.instanceType.Name, c.zone.Name)
 		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s in %s, %w", c.instanceType.Name, c.zone.Name, err))
+	case csapi.IsShapeOutOfBounds(err):
+		for _, o := range c.instanceType.Offerings {
+			p.unavailable.MarkUnavailable(c.instanceType.Name, o.Zone())
+		}
+		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s, the custom offering refuses the shape, %w", c.instanceType.Name, err))
 	case csapi.IsLimitExceeded(err):
 		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s, account limit reached, %w", c.instanceType.Name, err))
 	case apiErr != nil:

@@ -358,3 +358,29 @@ func TestLaunchedVMsCarryTheOwnerMarkBeforeTheirTags(t *testing.T) {
 		t.Errorf("display name %q: garbage collection finds untagged VMs by this mark", req.DisplayName)
 	}
 }
+
+func TestACustomShapeTheCloudRefusesIsMarkedUnavailableEverywhere(t *testing.T) {
+	e := newEnv(t)
+	// vm.serviceoffering.cpu.cores.max, which users cannot read, is below the offering's own
+	// maximum.
+	e.api.SetCustomOfferingMaximums(4, 0)
+	_, err := e.create(t, nodeClaim("node-big", "custom-8c16g"))
+	if !cloudprovider.IsInsufficientCapacityError(err) || !csapi.IsShapeOutOfBounds(err) {
+		t.Fatalf("error %v, want an InsufficientCapacityError wrapping CloudStack's bounds error", err)
+	}
+	for _, zone := range e.nodeClass.Status.Zones {
+		if !e.unavailable.IsUnavailable("custom-8c16g", zone.Name) {
+			t.Errorf("custom-8c16g is still available in %s", zone.Name)
+		}
+	}
+	deploys := len(e.api.Calls("deployVirtualMachine"))
+	if _, err := e.create(t, nodeClaim("node-big-again", "custom-8c16g")); !cloudprovider.IsInsufficientCapacityError(err) {
+		t.Fatalf("a second launch of the refused shape got %v, want insufficient capacity", err)
+	}
+	if again := len(e.api.Calls("deployVirtualMachine")) - deploys; again != 0 {
+		t.Fatalf("the refused shape was deployed %d more times, want none", again)
+	}
+	if _, err := e.create(t, nodeClaim("node-fits", "custom-4c8g")); err != nil {
+		t.Fatalf("a shape within the maximum failed: %v", err)
+	}
+}

@@ -20,20 +20,24 @@ package instance
 
 import (
 	"context"
-	"strings"
-	"sync"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	gocache "github.com/patrickmn/go-cache"
+	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
 )
 
 // VM states the provider treats as gone: the VM will never run again.
@@ -47,11 +51,13 @@ const (
 
 // Instance is what the provider needs to know about a VM.
 type Instance struct {
-	ID               string
-	Name             string
-	State            string
-	ZoneID           string
-	ZoneName         string
+	ID       string
+	Name     string
+	State    string
+	ZoneID   string
+	ZoneName string
+	// ProjectID is the project owning the VM; empty for the account's own VMs.
+	ProjectID        string
 	OfferingID       string
 	TemplateID       string
 	NetworkIDs       []string
@@ -69,7 +75,7 @@ func (i *Instance) Gone() bool {
 
 func newInstance(vm *cloudstack.VirtualMachine) *Instance {
 	in := &Instance{
-		ID: vm.Id, Name: vm.Name, State: vm.State, ZoneID: vm.Zoneid, ZoneName: vm.Zonename,
+		ID: vm.Id, Name: vm.Name, State: vm.State, ZoneID: vm.Zoneid, ZoneName: vm.Zonename, ProjectID: vm.Projectid,
 		OfferingID: vm.Serviceofferingid, TemplateID: vm.Templateid, CPU: int64(vm.Cpunumber), MemoryMiB: int64(vm.Memory),
 		Tags: make(map[string]string, len(vm.Tags)),
 	}
@@ -114,8 +120,28 @@ type Provider interface {
 // Options of the instance provider.
 type Options struct {
 	ClusterName string
-	// Scope is where Get, List and Delete look (the cloud-config's project).
-	Scope csapi.Scope
+	// NodeClasses tells which scopes NodeClasses use, so that Get, List and garbage collection
+	// find VMs in their projects; nil means the default scope only.
+	NodeClasses ScopeLister
+}
+
+// ScopeLister lists the scopes NodeClasses deploy in.
+type ScopeLister interface {
+	Scopes(ctx context.Context) ([]csapi.Scope, error)
+}
+
+// NodeClassScopes lists the scopes of every NodeClass, for the callers that look for VMs
+// wherever NodeClasses deploy them.
+type NodeClassScopes struct {
+	Reader client.Reader
+}
+
+func (n NodeClassScopes) Scopes(ctx context.Context) ([]csapi.Scope, error) {
+	list := &v1.CloudStackNodeClassList{}
+	if err := n.Reader.List(ctx, list); err != nil {
+		return nil, err
+	}
+	return lo.Uniq(lo.Map(list.Items, func(nc v1.CloudStackNodeClass, _ int) csapi.Scope { return resources.Scope(&nc) })), nil
 }
 
 // DefaultProvider implements Provider over the CloudStack API.
@@ -128,9 +154,9 @@ type DefaultProvider struct {
 	userData    UserDataProvider
 	affinity    AffinityGroupProvider
 	failures    FailureReporter
-	lookups     *keyedBatchers[string, *cloudstack.VirtualMachine]
-	gets        *keyedBatchers[string, *cloudstack.VirtualMachine]
-	tags        *keyedBatchers[string, string]
+	lookups     *batcher.Batcher[csapi.Scope, vmByName, *cloudstack.VirtualMachine]
+	gets        *batcher.Batcher[csapi.Scope, vmByID, *cloudstack.VirtualMachine]
+	tags        *batcher.Batcher[tagBatch, tagRequest, string]
 	expunge     *capabilityCache
 	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
 	seen       *gocache.Cache
@@ -144,48 +170,40 @@ func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *W
 	userData UserDataProvider, affinity AffinityGroupProvider, failures FailureReporter, instances *gocache.Cache) *DefaultProvider {
 	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, unavailable: unavailable, userData: userData, affinity: affinity,
 		failures: failures, seen: instances}
-	p.lookups = newKeyedBatchers(clk, launchWindow, lookupBatch, p.lookupByName)
+	p.lookups = batcher.New(clk, batcher.Options[csapi.Scope, vmByName, *cloudstack.VirtualMachine]{
+		Window: launchWindow, MaxItems: lookupBatch, Key: vmByName.batch, Exec: p.lookupByName,
+	})
 	// Gets do not wait for a window: a termination must not pay for batching, and a burst of
 	// drift checks still shares calls while one is in flight.
-	p.gets = newKeyedBatchers(clk, 0, idsPerCall, p.getByIDs)
-	p.tags = newKeyedBatchers(clk, tagWindow, idsPerCall, p.createTags)
+	p.gets = batcher.New(clk, batcher.Options[csapi.Scope, vmByID, *cloudstack.VirtualMachine]{
+		MaxItems: idsPerCall, Key: vmByID.batch, Exec: p.getByIDs,
+	})
+	p.tags = batcher.New(clk, batcher.Options[tagBatch, tagRequest, string]{
+		Window: tagWindow, MaxItems: idsPerCall, Key: tagRequest.batch, Exec: p.createTags,
+	})
 	p.expunge = &capabilityCache{api: api, clock: clk}
 	return p
 }
 
-// keyedBatchers keeps one batcher per key (a scope, a tag set): only requests that can share
-// a call are merged.
-type keyedBatchers[T, R any] struct {
-	clock    clock.Clock
-	window   time.Duration
-	maxItems int
-	exec     func(ctx context.Context, key string, items []T) ([]R, error)
-
-	mu       sync.Mutex
-	batchers map[string]*batcher[T, R]
-}
-
-func newKeyedBatchers[T, R any](clk clock.Clock, window time.Duration, maxItems int, exec func(ctx context.Context, key string, items []T) ([]R, error)) *keyedBatchers[T, R] {
-	return &keyedBatchers[T, R]{clock: clk, window: window, maxItems: maxItems, exec: exec, batchers: map[string]*batcher[T, R]{}}
-}
-
-func (k *keyedBatchers[T, R]) Do(ctx context.Context, key string, item T) (R, error) {
-	k.mu.Lock()
-	b, ok := k.batchers[key]
-	if !ok {
-		b = newBatcher(k.clock, k.window, k.maxItems, func(ctx context.Context, items []T) ([]R, error) { return k.exec(ctx, key, items) })
-		k.batchers[key] = b
+// scopes are where Get, List and garbage collection look: the default scope (the
+// cloud-config's project, or the account), and every project of the caller at once
+// (projectid=-1) when a NodeClass names a project.
+func (p *DefaultProvider) scopes(ctx context.Context) ([]csapi.Scope, error) {
+	out := []csapi.Scope{{}}
+	if p.opts.NodeClasses == nil {
+		return out, nil
 	}
-	k.mu.Unlock()
-	return b.Do(ctx, item)
-}
-
-// scopeKey and parseScopeKey let a scope be a batcher key.
-func scopeKey(s csapi.Scope) string {
-	return s.ProjectID + "/" + s.DomainID
-}
-
-func parseScopeKey(key string) csapi.Scope {
-	project, domain, _ := strings.Cut(key, "/")
-	return csapi.Scope{ProjectID: project, DomainID: domain}
+	used, err := p.opts.NodeClasses.Scopes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the scopes of nodeclasses, %w", err)
+	}
+	for _, s := range used {
+		if s.ProjectID != "" {
+			s.ProjectID = csapi.AllProjects
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }

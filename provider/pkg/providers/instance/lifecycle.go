@@ -17,10 +17,14 @@ limitations under the License.
 package instance
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/samber/lo"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -53,7 +57,7 @@ func (p *DefaultProvider) Get(ctx context.Context, id string, opts ...GetOption)
 			return in, nil
 		}
 	}
-	vm, err := p.gets.Do(ctx, scopeKey(p.opts.Scope), id)
+	vm, err := p.find(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("getting VM %s, %w", id, err)
 	}
@@ -66,6 +70,25 @@ func (p *DefaultProvider) Get(ctx context.Context, id string, opts ...GetOption)
 		return nil, goneError(in)
 	}
 	return in, nil
+}
+
+// find looks for the VM in each scope, the one it was last seen in first; Gets of one scope
+// share calls.
+func (p *DefaultProvider) find(ctx context.Context, id string) (*cloudstack.VirtualMachine, error) {
+	scopes, err := p.scopes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if in, ok := p.lastKnown(id); ok && in.ProjectID != "" {
+		slices.SortStableFunc(scopes, func(a, b csapi.Scope) int { return cmp.Compare(b.ProjectID, a.ProjectID) })
+	}
+	for _, scope := range scopes {
+		vm, err := p.gets.Do(ctx, vmByID{scope: scope, id: id})
+		if err != nil || vm != nil {
+			return vm, err
+		}
+	}
+	return nil, nil
 }
 
 func goneError(in *Instance) error {
@@ -111,7 +134,7 @@ func (p *DefaultProvider) ListAll(ctx context.Context) ([]*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	vms, err := p.api.ListVirtualMachines(ctx, p.opts.Scope, csapi.VMFilter{Keyword: ownerMark(p.opts.ClusterName)})
+	vms, err := p.listScopes(ctx, csapi.VMFilter{Keyword: ownerMark(p.opts.ClusterName)})
 	if err != nil {
 		return nil, fmt.Errorf("listing VMs by owner mark, %w", err)
 	}
@@ -124,7 +147,7 @@ func (p *DefaultProvider) ListAll(ctx context.Context) ([]*Instance, error) {
 }
 
 func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) {
-	vms, err := p.api.ListVirtualMachines(ctx, p.opts.Scope, csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
+	vms, err := p.listScopes(ctx, csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
 	if err != nil {
 		return nil, fmt.Errorf("listing cluster VMs, %w", err)
 	}
@@ -135,6 +158,25 @@ func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) 
 		}
 	}
 	return out, nil
+}
+
+// listScopes lists the VMs of every scope, each once.
+func (p *DefaultProvider) listScopes(ctx context.Context, filter csapi.VMFilter) ([]*cloudstack.VirtualMachine, error) {
+	scopes, err := p.scopes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*cloudstack.VirtualMachine
+	for _, scope := range scopes {
+		vms, err := p.api.ListVirtualMachines(ctx, scope, filter)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vms...)
+	}
+	// The default scope is a project when the cloud-config names one, and then all projects
+	// list its VMs again.
+	return lo.UniqBy(out, func(vm *cloudstack.VirtualMachine) string { return vm.Id }), nil
 }
 
 // Delete starts destroying the VM and returns nil until the destroy job has finished; then, or

@@ -241,3 +241,49 @@ func TestCachedGetAnswersFromTheLaunchUntilTheVMIsDestroyed(t *testing.T) {
 		t.Errorf("cached Get after the destroy: %v, want NodeClaimNotFoundError", err)
 	}
 }
+
+// projectScopes is the NodeClass lister of a cluster whose NodeClasses use the given scopes.
+type projectScopes []csapi.Scope
+
+func (s projectScopes) Scopes(context.Context) ([]csapi.Scope, error) { return s, nil }
+
+func TestVMsOfANodeClassProjectAreFoundByGetListAndListAll(t *testing.T) {
+	const project = "5b7e4c1a-0000-4000-8000-000000000010"
+	e := newEnv(t)
+	e.nodeClass.Spec.Project = project
+	launch, err := e.create(t, nodeClaim("in-project"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.settleJobs(t)
+	ctx := context.Background()
+	// Without the NodeClass's scope the default scope hides the project's VM, as on CloudStack.
+	if vms, err := e.provider.List(ctx); err != nil || len(vms) != 0 {
+		t.Fatalf("List in the default scope only got %d VMs, %v; want none", len(vms), err)
+	}
+	scoped := instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, NodeClasses: projectScopes{{}, {ProjectID: project}}},
+		e.watcher, e.unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+	before := len(e.api.Calls("listVirtualMachines"))
+	got, err := scoped.Get(ctx, launch.Instance.ID)
+	if err != nil || got.ProjectID != project {
+		t.Fatalf("Get of the project's VM got %+v, %v", got, err)
+	}
+	if calls := len(e.api.Calls("listVirtualMachines")) - before; calls != 2 {
+		t.Fatalf("Get of a VM not seen before cost %d listings, want 2 (default scope, then all projects)", calls)
+	}
+	vms, err := scoped.List(ctx)
+	if err != nil || len(vms) != 1 || vms[0].ID != launch.Instance.ID {
+		t.Fatalf("List got %v, %v; want the project's VM", vms, err)
+	}
+	all, err := scoped.ListAll(ctx)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("ListAll got %v, %v; want the project's VM", all, err)
+	}
+	before = len(e.api.Calls("listVirtualMachines"))
+	if _, err := scoped.Get(ctx, launch.Instance.ID); err != nil {
+		t.Fatal(err)
+	}
+	if calls := len(e.api.Calls("listVirtualMachines")) - before; calls != 1 {
+		t.Fatalf("Get of a VM last seen in a project cost %d listings, want 1", calls)
+	}
+}

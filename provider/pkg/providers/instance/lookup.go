@@ -35,8 +35,8 @@ const lookupBatch = 500
 
 // lookupByName finds, for each name, a live VM of this cluster with that name, in one tag-filtered
 // listing per burst of launches.
-func (p *DefaultProvider) lookupByName(ctx context.Context, key string, names []string) ([]*cloudstack.VirtualMachine, error) {
-	vms, err := p.api.ListVirtualMachines(ctx, parseScopeKey(key), csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
+func (p *DefaultProvider) lookupByName(ctx context.Context, scope csapi.Scope, reqs []vmByName) ([]*cloudstack.VirtualMachine, error) {
+	vms, err := p.api.ListVirtualMachines(ctx, scope, csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
 	if err != nil {
 		return nil, fmt.Errorf("listing cluster VMs, %w", err)
 	}
@@ -46,33 +46,39 @@ func (p *DefaultProvider) lookupByName(ctx context.Context, key string, names []
 			byName[vm.Name] = vm
 		}
 	}
-	out := make([]*cloudstack.VirtualMachine, len(names))
-	for i, name := range names {
-		out[i] = byName[name]
-	}
-	return out, nil
+	return lo.Map(reqs, func(r vmByName, _ int) *cloudstack.VirtualMachine { return byName[r.name] }), nil
 }
 
 // getByIDs answers a batch of Gets with one listVirtualMachines call (nil for an unknown id).
 // CloudStack fails the whole call when one id never existed, so such a batch is retried one
 // id at a time; ids of expunged VMs still resolve and list nothing.
-func (p *DefaultProvider) getByIDs(ctx context.Context, key string, ids []string) ([]*cloudstack.VirtualMachine, error) {
-	unique := lo.Uniq(ids)
-	vms, err := p.api.ListVirtualMachines(ctx, parseScopeKey(key), csapi.VMFilter{IDs: unique})
-	if csapi.IsNotFound(err) && len(unique) > 1 {
-		vms = nil
-		for _, id := range unique {
-			one, err := p.getByIDs(ctx, key, []string{id})
-			if err != nil {
-				return nil, err
-			}
-			vms = append(vms, lo.Compact(one)...)
-		}
-	} else if csapi.IgnoreNotFound(err) != nil {
-		return nil, fmt.Errorf("listing VMs by id, %w", err)
+func (p *DefaultProvider) getByIDs(ctx context.Context, scope csapi.Scope, reqs []vmByID) ([]*cloudstack.VirtualMachine, error) {
+	ids := lo.Map(reqs, func(r vmByID, _ int) string { return r.id })
+	vms, err := p.listByIDs(ctx, scope, lo.Uniq(ids))
+	if err != nil {
+		return nil, err
 	}
 	byID := lo.KeyBy(vms, func(vm *cloudstack.VirtualMachine) string { return vm.Id })
 	return lo.Map(ids, func(id string, _ int) *cloudstack.VirtualMachine { return byID[id] }), nil
+}
+
+func (p *DefaultProvider) listByIDs(ctx context.Context, scope csapi.Scope, ids []string) ([]*cloudstack.VirtualMachine, error) {
+	vms, err := p.api.ListVirtualMachines(ctx, scope, csapi.VMFilter{IDs: ids})
+	if csapi.IsNotFound(err) && len(ids) > 1 {
+		vms = nil
+		for _, id := range ids {
+			one, err := p.listByIDs(ctx, scope, []string{id})
+			if err != nil {
+				return nil, err
+			}
+			vms = append(vms, one...)
+		}
+		return vms, nil
+	}
+	if csapi.IgnoreNotFound(err) != nil {
+		return nil, fmt.Errorf("listing VMs by id, %w", err)
+	}
+	return vms, nil
 }
 
 // ours checks the cluster tag exactly: CloudStack matches tag filters case-insensitively.

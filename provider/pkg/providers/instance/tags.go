@@ -18,7 +18,6 @@ package instance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
@@ -71,17 +70,9 @@ func (p *DefaultProvider) tagsFor(nodeClass *v1.CloudStackNodeClass, nodeClaim *
 	return tags
 }
 
-// Tag batches. One createTags job fails as a whole when a VM of its call is gone before the
-// job runs, as a launch's VM is once its deploy failed. VMs tagged outside a launch (adopted,
-// or tagged again after such a failure) therefore share no call with launches.
-const (
-	launchBatch = "launch "
-	otherBatch  = "other "
-)
-
 // tag applies tags to a VM outside a launch and waits for the job.
 func (p *DefaultProvider) tag(ctx context.Context, vmID string, tags map[string]string) error {
-	job, err := p.requestTags(ctx, otherBatch, vmID, tags)
+	job, err := p.requestTags(ctx, tagRequest{vmID: vmID, tags: tags})
 	if err != nil {
 		return err
 	}
@@ -91,27 +82,23 @@ func (p *DefaultProvider) tag(ctx context.Context, vmID string, tags map[string]
 	return nil
 }
 
-// requestTags asks for the VM's tags through the batcher of its batch and tag set and returns
-// the watched job once CloudStack has accepted the call: from then on the tags are written
-// even if this process dies.
-func (p *DefaultProvider) requestTags(ctx context.Context, batch, vmID string, tags map[string]string) (*Job, error) {
-	key, err := json.Marshal(tags) // maps marshal in key order: equal sets give equal keys
-	if err != nil {
-		return nil, err
-	}
-	jobID, err := p.tags.Do(ctx, batch+string(key), vmID)
+// requestTags asks for the VM's tags through the batch of its tag set and returns the watched
+// job once CloudStack has accepted the call: from then on the tags are written even if this
+// process dies.
+func (p *DefaultProvider) requestTags(ctx context.Context, req tagRequest) (*Job, error) {
+	jobID, err := p.tags.Do(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	return p.watcher.Watch(jobID), nil
 }
 
-func (p *DefaultProvider) createTags(ctx context.Context, key string, vmIDs []string) ([]string, error) {
-	var tags map[string]string
-	if err := json.Unmarshal([]byte(key[strings.IndexByte(key, '{'):]), &tags); err != nil {
-		return nil, err
+func (p *DefaultProvider) createTags(ctx context.Context, _ tagBatch, reqs []tagRequest) ([]string, error) {
+	vmIDs := make([]string, len(reqs))
+	for i, r := range reqs {
+		vmIDs[i] = r.vmID
 	}
-	jobID, err := p.api.CreateTags(ctx, vmIDs, tags)
+	jobID, err := p.api.CreateTags(ctx, vmIDs, reqs[0].tags)
 	if err != nil {
 		return nil, fmt.Errorf("creating tags, %w", err)
 	}

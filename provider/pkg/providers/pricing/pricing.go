@@ -21,6 +21,7 @@ package pricing
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 
@@ -40,9 +41,16 @@ const (
 	PricePerGPUHour  = 0.90
 )
 
-// OfferingDetailPrice is the serviceofferingdetails key cloud operators may set to an hourly
-// price for the offering.
-const OfferingDetailPrice = "price"
+// User prices of an offering, as serviceofferingdetails keys and as suffixes of ConfigMap keys
+// (after the offering's name or ID). A fixed offering has one hourly price; a custom offering
+// has an hourly price per vCPU and per GiB, each falling back to the model's when absent.
+const (
+	OfferingDetailPrice        = "price"
+	OfferingDetailPricePerVCPU = "price.vcpu"
+	OfferingDetailPricePerGiB  = "price.gib"
+	ConfigMapSuffixPerVCPU     = ".vcpu"
+	ConfigMapSuffixPerGiB      = ".gib"
+)
 
 // Provider prices one size of an offering.
 type Provider interface {
@@ -60,14 +68,32 @@ type DefaultProvider struct {
 	configMap  client.ObjectKey
 
 	mu     sync.RWMutex
-	prices map[string]float64
+	prices userPrices
 	seqNum uint64
+}
+
+// userPrices are the ConfigMap's (by offering name or ID, with the per-vCPU and per-GiB
+// suffixes) and the offerings' details (by offering ID, with the same suffixes).
+type userPrices struct {
+	configMap map[string]float64
+	details   map[string]float64
+}
+
+// lookUp finds the user price of key suffix of the offering: the ConfigMap's first.
+func (u userPrices) lookUp(o v1.ServiceOffering, suffix string) (float64, bool) {
+	for _, k := range []string{o.ID + suffix, o.Name + suffix} {
+		if price, ok := u.configMap[k]; ok {
+			return price, true
+		}
+	}
+	price, ok := u.details[o.ID+suffix]
+	return price, ok
 }
 
 // NewDefaultProvider reads user prices from the offerings' price detail and from configMap
 // (keys are offering names or IDs, values hourly prices); the ConfigMap wins.
 func NewDefaultProvider(api csapi.API, kubeClient client.Client, configMap client.ObjectKey) *DefaultProvider {
-	return &DefaultProvider{api: api, kubeClient: kubeClient, configMap: configMap, prices: map[string]float64{}}
+	return &DefaultProvider{api: api, kubeClient: kubeClient, configMap: configMap}
 }
 
 // Model is the default price of a shape.
@@ -76,16 +102,22 @@ func Model(cpu, memoryMiB, gpus int64) float64 {
 }
 
 func (p *DefaultProvider) Price(offering v1.ServiceOffering, cpu, memoryMiB int64) float64 {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
 	if !offering.Custom {
-		p.mu.RLock()
-		defer p.mu.RUnlock()
-		for _, k := range []string{offering.ID, offering.Name} {
-			if price, ok := p.prices[k]; ok {
-				return price
-			}
+		if price, ok := p.prices.lookUp(offering, ""); ok {
+			return price
 		}
+		return Model(cpu, memoryMiB, offering.GPUs)
 	}
-	return Model(cpu, memoryMiB, offering.GPUs)
+	rate := func(suffix string, model float64) float64 {
+		if price, ok := p.prices.lookUp(offering, suffix); ok {
+			return price
+		}
+		return model
+	}
+	return float64(cpu)*rate(ConfigMapSuffixPerVCPU, PricePerVCPUHour) + float64(memoryMiB)/1024*rate(ConfigMapSuffixPerGiB, PricePerGiBHour) +
+		float64(offering.GPUs)*PricePerGPUHour
 }
 
 func (p *DefaultProvider) SeqNum() uint64 {
@@ -100,10 +132,12 @@ func (p *DefaultProvider) Refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listing service offerings, %w", err)
 	}
-	prices := map[string]float64{}
+	prices := userPrices{configMap: map[string]float64{}, details: map[string]float64{}}
 	for _, o := range offerings {
-		if price, err := strconv.ParseFloat(o.Serviceofferingdetails[OfferingDetailPrice], 64); err == nil {
-			prices[o.Id] = price
+		for detail, suffix := range map[string]string{OfferingDetailPrice: "", OfferingDetailPricePerVCPU: ConfigMapSuffixPerVCPU, OfferingDetailPricePerGiB: ConfigMapSuffixPerGiB} {
+			if price, err := strconv.ParseFloat(o.Serviceofferingdetails[detail], 64); err == nil {
+				prices.details[o.Id+suffix] = price
+			}
 		}
 	}
 	cm := &corev1.ConfigMap{}
@@ -115,25 +149,13 @@ func (p *DefaultProvider) Refresh(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("parsing price of %q in configmap %s, %w", k, p.configMap, err)
 		}
-		prices[k] = price
+		prices.configMap[k] = price
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !equal(p.prices, prices) {
+	if !maps.Equal(p.prices.configMap, prices.configMap) || !maps.Equal(p.prices.details, prices.details) {
 		p.prices = prices
 		p.seqNum++
 	}
 	return nil
-}
-
-func equal(a, b map[string]float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }

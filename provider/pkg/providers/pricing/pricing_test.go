@@ -34,16 +34,20 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 )
 
+// withConfigMap is a pricing provider over api whose pricing ConfigMap holds data.
+func withConfigMap(api *fake.API, data map[string]string) *pricing.DefaultProvider {
+	key := client.ObjectKey{Namespace: "karpenter", Name: "prices"}
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}, Data: data,
+	}).Build()
+	return pricing.NewDefaultProvider(api, kube, key)
+}
+
 func TestUserPricesWinOverTheModel(t *testing.T) {
 	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
 	priced := api.AddServiceOffering(fake.OfferingShape{Name: "priced", Family: "gp", CPU: 2, MemoryMiB: 4096})
 	priced.Serviceofferingdetails[pricing.OfferingDetailPrice] = "0.5"
-	key := client.ObjectKey{Namespace: "karpenter", Name: "prices"}
-	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
-		Data:       map[string]string{"gp.large": "0.07"},
-	}).Build()
-	p := pricing.NewDefaultProvider(api, kube, key)
+	p := withConfigMap(api, map[string]string{"gp.large": "0.07"})
 	before := p.SeqNum()
 	if err := p.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
@@ -68,6 +72,32 @@ func TestUserPricesWinOverTheModel(t *testing.T) {
 	seq := p.SeqNum()
 	if err := p.Refresh(context.Background()); err != nil || p.SeqNum() != seq {
 		t.Errorf("an unchanged refresh must keep the sequence number (err %v)", err)
+	}
+}
+
+func TestCustomShapesArePricedPerVCPUAndGiBFromUserPrices(t *testing.T) {
+	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	detailed := api.AddServiceOffering(fake.OfferingShape{Name: "detailed", Family: "custom"})
+	detailed.Serviceofferingdetails[pricing.OfferingDetailPricePerVCPU] = "0.02"
+	detailed.Serviceofferingdetails[pricing.OfferingDetailPricePerGiB] = "0.005"
+	overridden := api.AddServiceOffering(fake.OfferingShape{Name: "overridden", Family: "custom"})
+	overridden.Serviceofferingdetails[pricing.OfferingDetailPricePerVCPU] = "0.02"
+	p := withConfigMap(api, map[string]string{"overridden.vcpu": "0.03"})
+	if err := p.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		offering v1.ServiceOffering
+		want     float64
+	}{
+		{v1.ServiceOffering{ID: detailed.Id, Name: "detailed", Custom: true}, 4*0.02 + 8*0.005},
+		// The ConfigMap wins per rate; the rate nobody priced is the model's.
+		{v1.ServiceOffering{ID: overridden.Id, Name: "overridden", Custom: true}, 4*0.03 + 8*pricing.PricePerGiBHour},
+		{v1.ServiceOffering{ID: "u", Name: "unpriced", Custom: true}, pricing.Model(4, 8192, 0)},
+	} {
+		if got := p.Price(tc.offering, 4, 8192); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("Price(%s, 4, 8192) = %v, want %v", tc.offering.Name, got, tc.want)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ limitations under the License.
 package serviceoffering
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -41,12 +42,14 @@ import (
 // the instance type provider refreshes from the NodeClass status, not from here.
 const CacheTTL = 5 * time.Minute
 
-// Details of a custom offering that bound the sizes it can be deployed with.
+// Bounds deployVirtualMachine applies to a custom offering without details
+// (UserVmManagerImpl.validateCustomParameters): at least 1 vCPU and 32 MiB, and no maximum
+// but the global settings vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max
+// (0, no limit, by default), which users cannot read; a shape they refuse is marked
+// unavailable at its first deploy.
 const (
-	detailMinCPU    = "minCPU"
-	detailMaxCPU    = "maxCPU"
-	detailMinMemory = "minMemory"
-	detailMaxMemory = "maxMemory"
+	DefaultMinCPU       = 1
+	DefaultMinMemoryMiB = 32
 )
 
 // invalidLabelChars is the Apache CloudStack CCM's rule for turning an offering name into the
@@ -107,7 +110,7 @@ func resource(o *cloudstack.ServiceOffering) v1.Resource {
 }
 
 func toServiceOffering(o *cloudstack.ServiceOffering, zoneIDs sets.Set[string]) v1.ServiceOffering {
-	return v1.ServiceOffering{
+	so := v1.ServiceOffering{
 		ID:           o.Id,
 		Name:         o.Name,
 		InstanceType: InstanceTypeName(o.Name),
@@ -116,12 +119,15 @@ func toServiceOffering(o *cloudstack.ServiceOffering, zoneIDs sets.Set[string]) 
 		GPUs:         int64(o.Gpucount),
 		GPUName:      o.Gpucardname,
 		Custom:       o.Iscustomized,
-		MinCPU:       detail(o, detailMinCPU),
-		MaxCPU:       detail(o, detailMaxCPU),
-		MinMemoryMiB: detail(o, detailMinMemory),
-		MaxMemoryMiB: detail(o, detailMaxMemory),
 		ZoneIDs:      lo.Filter(offeringZones(o), func(z string, _ int) bool { return zoneIDs.Has(z) }),
 	}
+	if o.Iscustomized {
+		so.MinCPU = cmp.Or(detail(o, csapi.DetailMinCPU), DefaultMinCPU)
+		so.MaxCPU = detail(o, csapi.DetailMaxCPU)
+		so.MinMemoryMiB = cmp.Or(detail(o, csapi.DetailMinMemory), DefaultMinMemoryMiB)
+		so.MaxMemoryMiB = detail(o, csapi.DetailMaxMemory)
+	}
+	return so
 }
 
 // offeringZones are the zones an offering is restricted to; CloudStack sends them comma
@@ -130,7 +136,7 @@ func offeringZones(o *cloudstack.ServiceOffering) []string {
 	return lo.Compact(strings.Split(o.Zoneid, ","))
 }
 
-// detail is 0 when absent or not a number: only custom offerings carry the bounds.
+// detail is 0 when absent or not a number.
 func detail(o *cloudstack.ServiceOffering, key string) int64 {
 	n, err := strconv.ParseInt(o.Serviceofferingdetails[key], 10, 64)
 	if err != nil {

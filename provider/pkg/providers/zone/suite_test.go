@@ -48,5 +48,5 @@ var _ = BeforeSuite(func() {
 
 var _ = BeforeEach(func() {
 	api.Reset()
-	provider = zone.NewDefaultProvider(api, cache.New(zone.CacheTTL, zone.CacheTTL))
+	provider = zone.NewDefaultProvider(api, cache.New(zone.CacheTTL, zone.CacheTTL), "")
 })

@@ -48,12 +48,16 @@ type Provider interface {
 // DefaultProvider resolves zones from one cached listZones call.
 type DefaultProvider struct {
 	zones *resources.List[*cloudstack.Zone]
+	// defaultZone is the cloud-config's zone (a name or UUID): NodeClasses that name no zone
+	// use it alone.
+	defaultZone string
 }
 
 // NewDefaultProvider builds a zone provider over api. c must serve this provider alone and
-// should expire entries after CacheTTL.
-func NewDefaultProvider(api csapi.API, c *cache.Cache) *DefaultProvider {
-	return &DefaultProvider{zones: resources.NewList(c, func(ctx context.Context, _ csapi.Scope) ([]*cloudstack.Zone, error) {
+// should expire entries after CacheTTL. defaultZone, when set, is the only zone of NodeClasses
+// that name none.
+func NewDefaultProvider(api csapi.API, c *cache.Cache, defaultZone string) *DefaultProvider {
+	return &DefaultProvider{defaultZone: defaultZone, zones: resources.NewList(c, func(ctx context.Context, _ csapi.Scope) ([]*cloudstack.Zone, error) {
 		return api.ListZones(ctx)
 	})}
 }
@@ -66,6 +70,13 @@ func (p *DefaultProvider) Resolve(ctx context.Context, nodeClass *v1.CloudStackN
 	}
 	enabled := lo.Filter(all, func(z *cloudstack.Zone, _ int) bool { return z.Allocationstate == allocationEnabled })
 	if len(selectors) == 0 {
+		if p.defaultZone != "" {
+			z, ok := lo.Find(enabled, func(z *cloudstack.Zone) bool { return z.Name == p.defaultZone || z.Id == p.defaultZone })
+			if !ok {
+				return nil, &v1.NoMatchError{Field: "zones", Index: -1, What: fmt.Sprintf("enabled zone named by the cloud-config's zone %q (set spec.zones, or fix [Global] zone)", p.defaultZone)}
+			}
+			return []v1.Zone{toZone(z, 0)}, nil
+		}
 		if len(enabled) == 0 {
 			return nil, &v1.NoMatchError{Field: "zones", Index: -1, What: "enabled zone: the account sees none"}
 		}

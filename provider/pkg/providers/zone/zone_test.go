@@ -75,11 +75,24 @@ var _ = Describe("Resolve", func() {
 		Expect(err).To(MatchError(HavePrefix("zone matched no enabled zone")))
 	})
 	It("refuses disabled zones, named or not", func() {
-		disabled := zone.NewDefaultProvider(disabledZonesAPI{api}, cache.New(zone.CacheTTL, zone.CacheTTL))
+		disabled := zone.NewDefaultProvider(disabledZonesAPI{api}, cache.New(zone.CacheTTL, zone.CacheTTL), "")
 		_, err := disabled.Resolve(ctx, test.NodeClass())
 		Expect(err).To(MatchError("zones matched no enabled zone: the account sees none"))
 		_, err = disabled.Resolve(ctx, test.NodeClass(v1.CloudStackNodeClass{Spec: v1.CloudStackNodeClassSpec{Zone: "zone-a"}}))
 		Expect(err).To(MatchError(HavePrefix("zone matched no enabled zone")))
+	})
+	It("restricts NodeClasses without zones to the cloud-config's zone", func() {
+		restricted := zone.NewDefaultProvider(api, cache.New(zone.CacheTTL, zone.CacheTTL), "zone-b")
+		zones, err := restricted.Resolve(ctx, test.NodeClass())
+		Expect(err).ToNot(HaveOccurred())
+		Expect(names(zones)).To(Equal([]string{"zone-b"}))
+		// A NodeClass that names zones wins.
+		zones, err = restricted.Resolve(ctx, test.NodeClass(v1.CloudStackNodeClass{Spec: v1.CloudStackNodeClassSpec{Zones: []string{"zone-a", "zone-c"}}}))
+		Expect(err).ToNot(HaveOccurred())
+		Expect(names(zones)).To(Equal([]string{"zone-a", "zone-c"}))
+		_, err = zone.NewDefaultProvider(api, cache.New(zone.CacheTTL, zone.CacheTTL), "zone-x").Resolve(ctx, test.NodeClass())
+		Expect(err).To(MatchError(ContainSubstring(`cloud-config's zone "zone-x"`)))
+		Expect(v1.IsSpecError(err)).To(BeTrue())
 	})
 	It("lists zones once while the cache holds them", func() {
 		for range 3 {

@@ -69,7 +69,8 @@ func (l *List[T]) Invalidate() {
 	l.cache.Flush()
 }
 
-// Scope is the project and domain a NodeClass's resources are listed and created in.
+// Scope is the project and domain a NodeClass's resources are listed and created in; empty
+// means the default scope (the cloud-config's project, else the account).
 func Scope(nodeClass *v1.CloudStackNodeClass) csapi.Scope {
 	return csapi.Scope{ProjectID: nodeClass.Spec.Project, DomainID: nodeClass.Spec.Domain}
 }
