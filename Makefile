@@ -130,6 +130,37 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 20
 bench-results: ## Write benchmarks/RESULTS.md again from benchmarks/results without running
 	$(GO) run ./benchmarks/cmd/bench $(BENCH_RESULTS) -summarize
 
+## ---- kind ------------------------------------------------------------------------------------
+
+# A kind cluster built without any registry (tools/kind/README.md): the node image and every
+# image it runs come from Debian packages, the Go module proxy and this repository. Not part of
+# `make test`. Everything generated lives in .kind/ (git-ignored).
+# KIND_NODE_IMAGE=kindest/node:<version> pulls kind's own node image instead (where a registry
+# is reachable), and needs none of the node's binaries.
+KIND_IMAGE_BINARIES := $(KUBECTL) $(KWOK) $(KARPENTER_KWOK) $(KIND) $(BIN)/capshim
+ifeq ($(KIND_NODE_IMAGE),)
+KIND_IMAGE_BINARIES += $(KUBEADM) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) \
+	$(KIND_NODE_TOOLS) $(BIN)/pause
+endif
+
+# capshim runs on the host and in the node, pause in an image FROM scratch: both static.
+$(BIN)/capshim $(BIN)/pause: $(BIN)/%: $(wildcard tools/cmd/*/*.go)
+	cd tools && GOWORK=off CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $@ ./cmd/$*
+
+.PHONY: kind-image
+kind-image: $(KIND_IMAGE_BINARIES) ## Build the kind node image and the images it runs, from no registry (cached)
+	@tools/kind/docker.sh up
+	@tools/kind/node-image.sh
+	@tools/kind/app-images.sh
+
+.PHONY: kind-up
+kind-up: kind-image ## Start docker if needed and a kind cluster with kwok in it; kubeconfig in .kind/kubeconfig
+	@tools/kind/cluster.sh up
+
+.PHONY: kind-down
+kind-down: ## Delete the kind cluster and stop the dockerd kind-up started
+	@tools/kind/cluster.sh down
+
 ## ---- local environment ---------------------------------------------------------------------
 
 .PHONY: up

@@ -26,6 +26,7 @@ require (
 require (
 	gopkg.in/gcfg.v1 v1.2.3 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
+	k8s.io/cli-runtime v0.36.1 // indirect
 )
 
 require (

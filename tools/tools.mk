@@ -47,7 +47,10 @@ export CLOUD_INIT
 cloud-init: ## Check for Debian's cloud-init, installing it with apt when root
 	@$(TOOLS_DIR)/cloud-init/ensure.sh
 
+# Only the kind node image needs these (make kind-image).
+KIND_NODE_TOOLS := $(BIN)/kubelet $(BIN)/kube-proxy $(BIN)/crictl $(BIN)/coredns
+
 # Any nested go.mod change sends every tool through toolbuild, which skips the unchanged ones
 # in well under a second each.
-$(TOOLS): $(wildcard $(TOOLS_DIR)/*/go.mod $(TOOLS_DIR)/*/go.sum) $(ROOT)/go.work $(TOOLBUILD_SRC)
+$(TOOLS) $(KIND_NODE_TOOLS): $(wildcard $(TOOLS_DIR)/*/go.mod $(TOOLS_DIR)/*/go.sum) $(ROOT)/go.work $(TOOLBUILD_SRC)
 	@$(TOOLBUILD) $(notdir $@)

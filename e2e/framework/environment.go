@@ -17,6 +17,8 @@ limitations under the License.
 // Package framework brings up what the e2e suites and the development environment run on: a
 // KWOK cluster created by kwokctl, the CRDs from charts/, the fake cloud with its node
 // simulator and the provider binary, each a real process with its log under the run folder.
+// On the kind runtime (kind.go) the cluster is `make kind-up`'s and the fake cloud and the
+// provider run in it, installed with their charts.
 package framework
 
 import (
@@ -45,7 +47,7 @@ const readyTimeout = 2 * time.Minute
 type Options struct {
 	Paths
 	Settings
-	// Runtime is kwokctl's runtime: cluster.RuntimeBinary or cluster.RuntimeKind.
+	// Runtime is where the cluster comes from: cluster.RuntimeBinary or cluster.RuntimeKind.
 	Runtime string
 	// Detached leaves the processes running when the caller exits (`make up`).
 	Detached bool
@@ -74,6 +76,9 @@ type Environment struct {
 	Cluster cluster.Options
 	Client  client.Client
 	Fake    *admin.Client
+	// AuditStart is where this run's part of the API server's audit log starts: the kind
+	// cluster's log holds the runs before it too.
+	AuditStart int64
 
 	// life bounds the processes of a bound environment: not the context of whichever spec
 	// happened to start or restart them.
@@ -95,6 +100,11 @@ func Start(ctx context.Context, o Options) (*Environment, error) {
 	e := Attach(ctx, o)
 	if err := e.startCluster(ctx); err != nil {
 		return e, err
+	}
+	if e.onKind() {
+		if err := e.installCharts(ctx); err != nil {
+			return e, err
+		}
 	}
 	if o.CCM {
 		config := component.CloudConfig(component.FakeCloudAPIURL(o.FakePort), o.APIKey, o.SecretKey)
@@ -141,10 +151,12 @@ func Attach(ctx context.Context, o Options) *Environment {
 			WorkDir:    o.KwokDir(),
 			Kubeconfig: o.Kubeconfig(),
 			Tuning:     DefaultTuning(o.ClusterTuning),
+
+			KindKubeconfig: o.KindKubeconfig(),
 		},
 		Fake: admin.New(component.FakeCloudBaseURL(o.FakePort), o.AdminToken),
 	}
-	if o.ProviderIdentity != nil {
+	if o.ProviderIdentity != nil && !e.onKind() {
 		e.Cluster.AuditPolicy = e.auditPolicyPath()
 	}
 	e.life, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -158,7 +170,7 @@ func Attach(ctx context.Context, o Options) *Environment {
 
 func (e *Environment) startCluster(ctx context.Context) error {
 	if !e.clusterExists() {
-		if e.ProviderIdentity != nil {
+		if e.Cluster.AuditPolicy != "" {
 			if err := e.writeAuditPolicy(); err != nil {
 				return err
 			}
@@ -172,6 +184,17 @@ func (e *Environment) startCluster(ctx context.Context) error {
 		return err
 	}
 	e.Client = c
+	if e.onKind() {
+		// The provider's chart installs the CRDs and its identity; only the impersonating
+		// kubeconfig, for checks of what that identity may do, is the framework's.
+		if e.AuditStart, err = auditLogSize(e.AuditLogPath()); err != nil {
+			return err
+		}
+		if e.ProviderIdentity == nil {
+			return nil
+		}
+		return writeImpersonatingKubeconfig(e.Kubeconfig(), e.ProviderKubeconfig(), e.ProviderIdentity.Impersonation())
+	}
 	if err := InstallCRDs(ctx, c, e.CRDDir()); err != nil {
 		return err
 	}
@@ -182,13 +205,37 @@ func (e *Environment) startCluster(ctx context.Context) error {
 }
 
 func (e *Environment) clusterExists() bool {
+	if e.onKind() {
+		return false // attaching again only copies the kubeconfig
+	}
 	_, err := os.Stat(filepath.Join(e.KwokDir(), "clusters", e.ClusterName))
 	return err == nil
 }
 
 // Components are the processes of the environment in start order.
 func (e *Environment) Components() []component.Component {
-	components := []component.Component{
+	components := e.processes()
+	if e.CCM {
+		// On kind too a process of the run, which reaches the in-cluster fake through its
+		// port-forward, as the binary runtime's CCM reaches the fake's process.
+		components = append(components, component.CCM(component.CCMConfig{
+			Binary:                    e.Bin("cloudstack-ccm"),
+			CloudConfig:               e.CloudConfigPath(),
+			Kubeconfig:                e.Kubeconfig(),
+			Port:                      e.CCMPort,
+			NodeStatusUpdateFrequency: ccmNodeStatusUpdateFrequency,
+		}))
+	}
+	return components
+}
+
+// processes are the fake cloud and the provider: processes of the run on the binary runtime,
+// port-forwards to their pods on kind.
+func (e *Environment) processes() []component.Component {
+	if e.onKind() {
+		return e.portForwards()
+	}
+	return []component.Component{
 		component.FakeCloud(component.FakeCloudConfig{
 			Binary:     e.Bin("fakecloudstack"),
 			Port:       e.FakePort,
@@ -210,20 +257,15 @@ func (e *Environment) Components() []component.Component {
 			Env:         e.providerEnv(),
 		}),
 	}
-	if e.CCM {
-		components = append(components, component.CCM(component.CCMConfig{
-			Binary:                    e.Bin("cloudstack-ccm"),
-			CloudConfig:               e.CloudConfigPath(),
-			Kubeconfig:                e.Kubeconfig(),
-			Port:                      e.CCMPort,
-			NodeStatusUpdateFrequency: ccmNodeStatusUpdateFrequency,
-		}))
-	}
-	return components
 }
 
 // Kill ends the named process at once, as a crash would.
-func (e *Environment) Kill(name string) error { return e.Runner.Kill(name) }
+func (e *Environment) Kill(name string) error {
+	if e.onKind() {
+		return fmt.Errorf("killing %s: on the kind runtime it is a Deployment, not a process of the run (E2E_RUNTIME=binary)", name)
+	}
+	return e.Runner.Kill(name)
+}
 
 // Revive starts the named process again on the same ports after Kill and waits until it is
 // ready; ctx bounds the waiting only.
@@ -248,6 +290,9 @@ func (e *Environment) Stop(ctx context.Context) error {
 		errs = append(errs, e.Runner.Stop(c.Name))
 	}
 	e.cancel()
+	if e.onKind() {
+		errs = append(errs, e.uninstallCharts())
+	}
 	if err := cluster.Delete(ctx, e.Cluster, e.LogPath("kwokctl")); err != nil {
 		errs = append(errs, err)
 	} else {

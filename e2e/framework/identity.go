@@ -55,7 +55,12 @@ func (e *Environment) ProviderKubeconfig() string {
 
 // AuditLogPath is the API server's audit log, kept when the provider has a ProviderIdentity:
 // it tells which requests the provider made and which the authorizer refused (package audit).
-func (e *Environment) AuditLogPath() string { return cluster.AuditLogPath(e.Cluster) }
+func (e *Environment) AuditLogPath() string {
+	if e.onKind() {
+		return e.KindAuditLogPath()
+	}
+	return cluster.AuditLogPath(e.Cluster)
+}
 
 func (e *Environment) auditPolicyPath() string { return filepath.Join(e.RunDir, "audit-policy.yaml") }
 

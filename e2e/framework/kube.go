@@ -27,7 +27,9 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -38,6 +40,18 @@ import (
 	_ "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	_ "sigs.k8s.io/karpenter/pkg/apis/v1"
 )
+
+// SimulatedNodes selects the Nodes the suites count and delete: every Node but a control-plane
+// node of the cluster itself, which the kind runtime has (the binary runtime has none).
+var SimulatedNodes = client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(notControlPlane)}
+
+var notControlPlane = func() labels.Requirement {
+	r, err := labels.NewRequirement("node-role.kubernetes.io/control-plane", selection.DoesNotExist, nil)
+	if err != nil {
+		panic(err) // a constant key
+	}
+	return *r
+}()
 
 // fieldOwner names the e2e framework in managed fields, apart from the provider and core.
 const fieldOwner = client.FieldOwner("karpenter-cloudstack-e2e")

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/process"
@@ -67,7 +68,15 @@ func reap(ctx context.Context, p Paths) error {
 	return process.Release(p.RunDir)
 }
 
-// WriteLogTails writes the last lines of every log of the environment.
+// WriteLogTails writes the last lines of every log of the environment; on the kind runtime
+// those of the fake's and the provider's pods too.
 func WriteLogTails(w io.Writer, e *Environment, lines int) {
-	process.WriteTails(w, lines, e.LogPaths()...)
+	paths := e.LogPaths()
+	if e.onKind() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		e.savePodLogs(ctx, lines)
+		paths = append(paths, e.podLogPaths()...)
+	}
+	process.WriteTails(w, lines, paths...)
 }

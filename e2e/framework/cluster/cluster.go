@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package cluster creates and deletes the KWOK cluster of a run with kwokctl. Everything
-// kwokctl writes goes under the run's own work directory, so deleting the run folder leaves
-// nothing behind and runs never see each other's clusters.
+// Package cluster creates and deletes the KWOK cluster of a run with kwokctl, or, on the kind
+// runtime, attaches the run to the kind cluster `make kind-up` created. Everything kwokctl
+// writes goes under the run's own work directory, so deleting the run folder leaves nothing
+// behind and runs never see each other's clusters.
 package cluster
 
 import (
@@ -30,11 +31,12 @@ import (
 	"strconv"
 )
 
-// Runtimes kwokctl can create the cluster with.
+// Runtimes a run's cluster comes from.
 const (
-	// RuntimeBinary runs every control-plane component as a local process from bin/.
+	// RuntimeBinary has kwokctl run every control-plane component as a local process from bin/.
 	RuntimeBinary = "binary"
-	// RuntimeKind runs the control plane in a kind node; it needs a container engine.
+	// RuntimeKind uses the kind cluster of `make kind-up` (tools/kind), with kwok in it; runs
+	// share it, one at a time, and never delete it.
 	RuntimeKind = "kind"
 )
 
@@ -52,6 +54,8 @@ type Options struct {
 	// AuditPolicy is an audit policy file; the API server then writes AuditLogPath. Empty
 	// turns auditing off.
 	AuditPolicy string
+	// KindKubeconfig is the kubeconfig of the kind cluster, for RuntimeKind.
+	KindKubeconfig string
 }
 
 // Tuning holds the settings that scale runs change; the zero value keeps kwokctl's and kwok's.
@@ -92,6 +96,9 @@ func (o Options) bin(name string) string { return filepath.Join(o.BinDir, name) 
 
 // CreateArgs is the kwokctl command line that creates the cluster and waits for it.
 func CreateArgs(o Options) ([]string, error) {
+	if o.Runtime != RuntimeBinary {
+		return nil, fmt.Errorf("building kwokctl arguments, runtime %q has no kwokctl cluster (want %s)", o.Runtime, RuntimeBinary)
+	}
 	args := []string{
 		"create", "cluster",
 		"--name", o.Name,
@@ -109,24 +116,13 @@ func CreateArgs(o Options) ([]string, error) {
 		args = append(args, "--config", kwokConfigPath(o))
 	}
 	args = append(args, o.ExtraArgs...)
-	switch o.Runtime {
-	case RuntimeBinary:
-		return append(append(args,
-			"--etcd-binary", o.bin("etcd"),
-			"--kube-apiserver-binary", o.bin("kube-apiserver"),
-			"--kube-controller-manager-binary", o.bin("kube-controller-manager"),
-			"--kube-scheduler-binary", o.bin("kube-scheduler"),
-			"--kwok-controller-binary", o.bin("kwok"),
-		), slices.Concat(managedNodes, aloneInTheCluster)...), nil
-	case RuntimeKind:
-		// kind pulls its images; only the kind binary itself comes from bin/ when built there.
-		if _, err := os.Stat(o.bin("kind")); err == nil {
-			args = append(args, "--kind-binary", o.bin("kind"))
-		}
-		return args, nil
-	default:
-		return nil, fmt.Errorf("building kwokctl arguments, unknown runtime %q (want %s or %s)", o.Runtime, RuntimeBinary, RuntimeKind)
-	}
+	return append(append(args,
+		"--etcd-binary", o.bin("etcd"),
+		"--kube-apiserver-binary", o.bin("kube-apiserver"),
+		"--kube-controller-manager-binary", o.bin("kube-controller-manager"),
+		"--kube-scheduler-binary", o.bin("kube-scheduler"),
+		"--kwok-controller-binary", o.bin("kwok"),
+	), slices.Concat(managedNodes, aloneInTheCluster)...), nil
 }
 
 // DeleteArgs is the kwokctl command line that deletes the cluster and its kubeconfig entry.
@@ -194,8 +190,16 @@ func orKwokDefault(parallelism uint) uint {
 	return parallelism
 }
 
-// Create runs kwokctl create cluster; its output goes to the log at logPath.
+// Create runs kwokctl create cluster; its output goes to the log at logPath. On the kind
+// runtime it copies the kind cluster's kubeconfig to Kubeconfig instead.
 func Create(ctx context.Context, o Options, logPath string) error {
+	switch o.Runtime {
+	case RuntimeBinary:
+	case RuntimeKind:
+		return attachKind(o)
+	default:
+		return fmt.Errorf("creating cluster %s, unknown runtime %q (want %s or %s)", o.Name, o.Runtime, RuntimeBinary, RuntimeKind)
+	}
 	args, err := CreateArgs(o)
 	if err != nil {
 		return err
@@ -209,8 +213,12 @@ func Create(ctx context.Context, o Options, logPath string) error {
 	return nil
 }
 
-// Delete runs kwokctl delete cluster. Deleting a cluster that does not exist succeeds.
+// Delete runs kwokctl delete cluster. Deleting a cluster that does not exist succeeds. A kind
+// cluster is `make kind-down`'s to delete.
 func Delete(ctx context.Context, o Options, logPath string) error {
+	if o.Runtime == RuntimeKind {
+		return nil
+	}
 	if _, err := os.Stat(filepath.Join(o.WorkDir, "clusters", o.Name)); os.IsNotExist(err) {
 		return nil
 	}
@@ -240,4 +248,19 @@ func kwokctl(ctx context.Context, o Options, logPath string, args []string) erro
 		return fmt.Errorf("kwokctl %s: %w: %s", args[0], err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return nil
+}
+
+// attachKind points the run at the kind cluster: kind-up's kubeconfig, copied into the run.
+func attachKind(o Options) error {
+	config, err := os.ReadFile(o.KindKubeconfig)
+	if os.IsNotExist(err) {
+		return fmt.Errorf("no kind cluster: %s is missing, run 'make kind-up' first", o.KindKubeconfig)
+	}
+	if err != nil {
+		return fmt.Errorf("reading the kind cluster's kubeconfig, %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(o.Kubeconfig), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(o.Kubeconfig, config, 0o600)
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package cluster
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,25 +101,31 @@ func TestAuditPolicyTurnsTheAPIServersAuditLogOn(t *testing.T) {
 	}
 }
 
-func TestKindRuntimePassesNoLocalControlPlaneBinaries(t *testing.T) {
+func TestKindRuntimeAttachesToTheKindClusterInsteadOfCreatingOne(t *testing.T) {
 	o := options(t)
 	o.Runtime = RuntimeKind
-	args, err := CreateArgs(o)
-	if err != nil {
+	o.KindKubeconfig = filepath.Join(t.TempDir(), "kind-kubeconfig")
+	if _, err := CreateArgs(o); err == nil {
+		t.Error("the kind runtime got kwokctl arguments")
+	}
+	err := Create(context.Background(), o, filepath.Join(t.TempDir(), "kwokctl.log"))
+	if err == nil || !strings.Contains(err.Error(), "make kind-up") {
+		t.Fatalf("without a kind cluster, error = %v", err)
+	}
+	if err := os.WriteFile(o.KindKubeconfig, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if slices.ContainsFunc(args, func(a string) bool { return strings.HasSuffix(a, "-binary") }) {
-		t.Errorf("kind runtime got local binaries: %v", args)
-	}
-	if err := os.MkdirAll(o.BinDir, 0o755); err != nil {
+	if err := Create(context.Background(), o, filepath.Join(t.TempDir(), "kwokctl.log")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(o.BinDir, "kind"), nil, 0o755); err != nil {
-		t.Fatal(err)
+	if got, err := os.ReadFile(o.Kubeconfig); err != nil || string(got) != "apiVersion: v1\nkind: Config\n" {
+		t.Errorf("run kubeconfig %q, %v", got, err)
 	}
-	args, _ = CreateArgs(o)
-	if got, _ := flag(args, "--kind-binary"); got != filepath.Join(o.BinDir, "kind") {
-		t.Errorf("--kind-binary = %q with kind in bin/", got)
+	if err := Delete(context.Background(), o, filepath.Join(t.TempDir(), "kwokctl.log")); err != nil {
+		t.Errorf("deleting a run on kind, %v", err)
+	}
+	if _, err := os.Stat(o.KindKubeconfig); err != nil {
+		t.Errorf("the kind cluster's kubeconfig is gone after Delete: %v", err)
 	}
 }
 

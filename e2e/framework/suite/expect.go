@@ -53,7 +53,7 @@ func (s *Suite) Create(ctx context.Context, objs ...client.Object) {
 // ReadyNodes lists the Nodes whose Ready condition is True.
 func (s *Suite) ReadyNodes(ctx context.Context) ([]corev1.Node, error) {
 	nodes := &corev1.NodeList{}
-	if err := s.Env.Client.List(ctx, nodes); err != nil {
+	if err := s.Env.Client.List(ctx, nodes, framework.SimulatedNodes); err != nil {
 		return nil, err
 	}
 	var ready []corev1.Node

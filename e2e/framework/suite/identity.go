@@ -96,7 +96,7 @@ func chartIdentity(settings framework.Settings) (*charts.ControllerIdentity, err
 func (s *Suite) ProviderRequests() []auditv1.Event {
 	GinkgoHelper()
 	Expect(s.Env.ProviderIdentity).NotTo(BeNil(), "the provider acts as the cluster admin, like every other client")
-	events, _, err := audit.Read(s.Env.AuditLogPath(), 0)
+	events, _, err := audit.Read(s.Env.AuditLogPath(), s.Env.AuditStart)
 	Expect(err).NotTo(HaveOccurred())
 	return audit.ActingAs(s.Env.ProviderIdentity.Impersonation().UserName, events)
 }

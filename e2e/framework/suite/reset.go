@@ -31,6 +31,7 @@ import (
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 )
 
@@ -58,10 +59,10 @@ func (s *Suite) Reset(ctx context.Context) {
 
 	// Nodes whose NodeClaim is gone but the Node stayed, and VMs nobody claims, would leak into
 	// the next spec's counts: a spec that cares asserts on them before this reset.
-	Expect(c.DeleteAllOf(ctx, &corev1.Node{})).To(Succeed())
+	Expect(c.DeleteAllOf(ctx, &corev1.Node{}, framework.SimulatedNodes)).To(Succeed())
 	Expect(s.destroyLiveVMs(ctx)).To(Succeed())
 	Eventually(func(g Gomega) {
-		g.Expect(count(ctx, c, &corev1.NodeList{})).To(BeZero(), "Nodes left")
+		g.Expect(count(ctx, c, &corev1.NodeList{}, framework.SimulatedNodes)).To(BeZero(), "Nodes left")
 		g.Expect(s.LiveVMs()).To(BeEmpty(), "VMs left")
 	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
 }
@@ -81,8 +82,8 @@ func (s *Suite) destroyLiveVMs(ctx context.Context) error {
 	return nil
 }
 
-func count(ctx context.Context, c client.Client, list client.ObjectList) (int, error) {
-	if err := c.List(ctx, list); err != nil {
+func count(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) (int, error) {
+	if err := c.List(ctx, list, opts...); err != nil {
 		return 0, err
 	}
 	return meta.LenList(list), nil

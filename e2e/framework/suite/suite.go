@@ -101,6 +101,7 @@ func (s *Suite) setUp(ctx SpecContext) {
 		s.printLogs()
 	}
 	Expect(err).NotTo(HaveOccurred())
+	s.auditOffset = s.Env.AuditStart
 	s.Cloud = cloud.New(component.FakeCloudAPIURL(settings.FakePort), settings.APIKey, settings.SecretKey)
 }
 

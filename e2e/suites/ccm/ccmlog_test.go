@@ -17,11 +17,13 @@ limitations under the License.
 package ccm_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/ccmlog"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
@@ -39,7 +41,8 @@ func ccmLogOffset() int64 {
 const instanceNotFound = "instance not found"
 
 // expectCCMErrorsOnlyAbout fails on every error the CCM logged since offset, except its
-// answers about the Nodes in gone, whose VMs no longer run:
+// answers about the Nodes in gone, whose VMs no longer run, and about Nodes CloudStack never
+// knew (nodesWithoutVM):
 //   - "error checking if node <name> exists: instance not found" and "error checking if node
 //     <name> is shutdown: unimplemented" from the cloud-node-lifecycle controller, which looks
 //     at NotReady Nodes;
@@ -51,6 +54,7 @@ const instanceNotFound = "instance not found"
 // With nothing in gone, any error fails.
 func expectCCMErrorsOnlyAbout(offset int64, gone ...string) {
 	GinkgoHelper()
+	gone = append(gone, nodesWithoutVM()...)
 	lines, err := ccmlog.Errors(s.Env.Runner.LogPath(component.CCMName), offset)
 	Expect(err).NotTo(HaveOccurred())
 	var unexpected []string
@@ -60,6 +64,21 @@ func expectCCMErrorsOnlyAbout(offset int64, gone ...string) {
 		}
 	}
 	Expect(unexpected).To(BeEmpty(), "the CCM logged errors about Nodes whose VMs exist")
+}
+
+// nodesWithoutVM are the Nodes CloudStack never knew, such as the kind runtime's own node: the
+// CCM looks them up as well and finds no instance.
+func nodesWithoutVM() []string {
+	GinkgoHelper()
+	nodes := &corev1.NodeList{}
+	Expect(s.Env.Client.List(context.Background(), nodes)).To(Succeed())
+	var names []string
+	for _, n := range nodes.Items {
+		if !strings.HasPrefix(n.Spec.ProviderID, "external-cloudstack://") {
+			names = append(names, n.Name)
+		}
+	}
+	return names
 }
 
 func aboutGoneNode(message string, gone []string) bool {

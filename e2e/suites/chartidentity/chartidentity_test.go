@@ -34,6 +34,7 @@ import (
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
 )
@@ -67,7 +68,7 @@ var _ = Describe("The provider as the chart's ServiceAccount", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(s.NodeClaims(ctx)).To(BeEmpty(), "NodeClaims left: a finalizer the provider could not lift?")
 			nodes := &corev1.NodeList{}
-			g.Expect(s.Env.Client.List(ctx, nodes)).To(Succeed())
+			g.Expect(s.Env.Client.List(ctx, nodes, framework.SimulatedNodes)).To(Succeed())
 			g.Expect(nodes.Items).To(BeEmpty(), "Nodes left")
 			g.Expect(s.LiveVMs()).To(BeEmpty(), "VMs left")
 		}).WithContext(ctx).WithTimeout(removalTimeout).WithPolling(time.Second).Should(Succeed())

@@ -50,6 +50,12 @@ func catalog() []Tool {
 		kube("kube-scheduler"),
 		kube("kubectl"),
 		kube("kubeadm"),
+		// Only the kind node image needs these (make kind-image), not make tools.
+		kube("kubelet"),
+		kube("kube-proxy"),
+		{Name: "crictl", Dir: "cri-tools", Package: "sigs.k8s.io/cri-tools/cmd/crictl", Pin: "sigs.k8s.io/cri-tools",
+			LDFlags: versionFlag("sigs.k8s.io/cri-tools/pkg/version.Version")},
+		{Name: "coredns", Dir: "coredns", Package: "github.com/coredns/coredns", Pin: "github.com/coredns/coredns"},
 		{Name: "kwok", Dir: "kwok", Package: "sigs.k8s.io/kwok/cmd/kwok", Pin: "sigs.k8s.io/kwok"},
 		{Name: "kwokctl", Dir: "kwok", Package: "sigs.k8s.io/kwok/cmd/kwokctl", Pin: "sigs.k8s.io/kwok"},
 		{Name: "controller-gen", Dir: "controller-gen", Package: "sigs.k8s.io/controller-tools/cmd/controller-gen",

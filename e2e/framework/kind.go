@@ -1,0 +1,183 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/charts"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
+)
+
+// On the kind runtime the cluster is the one `make kind-up` created, with kwok in it; the fake
+// cloud and the provider are installed in it with their charts through Helm, as docs/install.md
+// does, and the test process reaches them through kubectl port-forwards on the ports of
+// Settings, so that everything else reads the same as on the binary runtime.
+const (
+	fakeRelease       = "fake"
+	fakeNamespace     = "fake"
+	providerRelease   = "karpenter-cloudstack"
+	providerNamespace = "karpenter"
+	// chartTimeout bounds one install or uninstall, images already in the node.
+	chartTimeout = 3 * time.Minute
+)
+
+// fakeClusterURL is the fake cloud's API inside the cluster, as docs/install.md configures it.
+var fakeClusterURL = fmt.Sprintf("http://%s-fakecloudstack.%s.svc:8080/client/api", fakeRelease, fakeNamespace)
+
+// KindKubeconfig is the kubeconfig `make kind-up` writes.
+func (p Paths) KindKubeconfig() string { return filepath.Join(p.Root, ".kind", "kubeconfig") }
+
+// KindAuditLogPath is where the kind cluster's API server writes its audit log (tools/kind).
+func (p Paths) KindAuditLogPath() string { return filepath.Join(p.Root, ".kind", "audit", "audit.log") }
+
+func (e *Environment) onKind() bool { return e.Runtime == cluster.RuntimeKind }
+
+// installCharts installs the fake cloud, then the provider. Releases a killed run left behind
+// go first: names are fixed, and runs share the cluster one at a time.
+func (e *Environment) installCharts(ctx context.Context) error {
+	if err := e.uninstallCharts(); err != nil {
+		return err
+	}
+	fakeValues, err := e.fakeValues()
+	if err != nil {
+		return err
+	}
+	if err := e.installChart(ctx, "fakecloudstack", fakeRelease, fakeNamespace, fakeValues); err != nil {
+		return err
+	}
+	return e.installChart(ctx, "karpenter-cloudstack", providerRelease, providerNamespace, e.providerValues())
+}
+
+func (e *Environment) installChart(ctx context.Context, chart, release, namespace string, values map[string]any) error {
+	return charts.Install(ctx, e.Kubeconfig(), filepath.Join(e.Root, "charts", chart), release, namespace, values, chartTimeout)
+}
+
+// uninstallCharts removes the provider, then the fake cloud; missing releases are fine.
+func (e *Environment) uninstallCharts() error {
+	return errors.Join(
+		charts.Uninstall(e.Kubeconfig(), providerRelease, providerNamespace, chartTimeout),
+		charts.Uninstall(e.Kubeconfig(), fakeRelease, fakeNamespace, chartTimeout),
+	)
+}
+
+// fakeValues are docs/install.md's values for the fake with the run's keys and admin token,
+// its world file and the toleration of the kind node's taint.
+func (e *Environment) fakeValues() (map[string]any, error) {
+	values := map[string]any{
+		"apiKey":        e.APIKey,
+		"secretKey":     e.SecretKey,
+		"adminToken":    e.AdminToken,
+		"nodeSimulator": map[string]any{"enabled": true},
+		"tolerations":   []any{map[string]any{"key": "CriticalAddonsOnly", "operator": "Exists"}},
+	}
+	if e.World != "" {
+		raw, err := os.ReadFile(e.World)
+		if err != nil {
+			return nil, fmt.Errorf("reading the world file, %w", err)
+		}
+		world := map[string]any{}
+		if err := yaml.Unmarshal(raw, &world); err != nil {
+			return nil, fmt.Errorf("parsing the world file %s, %w", e.World, err)
+		}
+		values["config"] = world
+	}
+	return values, nil
+}
+
+// providerValues are docs/install.md's values pointed at the fake, the run's provider settings
+// as controller.env, and one replica: the chart's two each request a CPU, and the kind node
+// has the machine's cores (two here), most of them requested by the control plane.
+func (e *Environment) providerValues() map[string]any {
+	var env []any
+	for _, kv := range e.ProviderEnv {
+		name, value, _ := strings.Cut(kv, "=")
+		env = append(env, map[string]any{"name": name, "value": value})
+	}
+	return map[string]any{
+		"cloudstack": map[string]any{
+			"apiUrl":    fakeClusterURL,
+			"apiKey":    e.APIKey,
+			"secretKey": e.SecretKey,
+		},
+		"clusterName": e.ClusterName,
+		"replicas":    1,
+		"controller":  map[string]any{"env": env},
+	}
+}
+
+// portForwards reach the in-cluster fake cloud and provider on the ports of Settings.
+func (e *Environment) portForwards() []component.Component {
+	forward := func(name, namespace, target string, ports map[string]component.Forward, ready string) component.Component {
+		return component.PortForward(component.PortForwardConfig{
+			Name: name, Kubectl: e.Bin("kubectl"), Kubeconfig: e.Kubeconfig(), Namespace: namespace,
+			Target: target, Ports: ports, ReadyPath: ready, MetricsPath: "/metrics",
+		})
+	}
+	return []component.Component{
+		forward(component.FakeCloudName, fakeNamespace, "svc/"+fakeRelease+"-fakecloudstack",
+			map[string]component.Forward{"api": {Local: e.FakePort, Remote: 8080}}, "/healthz"),
+		forward(component.ProviderName, providerNamespace, "deploy/"+providerRelease,
+			map[string]component.Forward{
+				"metrics": {Local: e.MetricsPort, Remote: 8080},
+				"health":  {Local: e.HealthPort, Remote: 8081},
+			}, "/readyz"),
+	}
+}
+
+// podLogPaths are the logs of the in-cluster fake and provider, as savePodLogs writes them.
+func (e *Environment) podLogPaths() []string {
+	return []string{e.LogPath(fakeRelease + "-pods"), e.LogPath(providerRelease + "-pods")}
+}
+
+// savePodLogs writes the last lines of the fake's and the provider's pods into the run's
+// logs, for the failure report; a failure to read them is written in their place.
+func (e *Environment) savePodLogs(ctx context.Context, lines int) {
+	for release, namespace := range map[string]string{fakeRelease: fakeNamespace, providerRelease: providerNamespace} {
+		out, err := exec.CommandContext(ctx, e.Bin("kubectl"), "--kubeconfig", e.Kubeconfig(), "--namespace", namespace,
+			"logs", "--selector", "app.kubernetes.io/instance="+release, "--all-containers", "--prefix",
+			"--tail", strconv.Itoa(lines)).CombinedOutput()
+		if err != nil {
+			out = fmt.Appendf(out, "\nreading the pods' logs, %v\n", err)
+		}
+		_ = os.MkdirAll(filepath.Dir(e.LogPath(release+"-pods")), 0o755)
+		_ = os.WriteFile(e.LogPath(release+"-pods"), out, 0o644)
+	}
+}
+
+// auditLogSize is where this run's part of the shared audit log starts.
+func auditLogSize(path string) (int64, error) {
+	info, err := os.Stat(path)
+	if os.IsNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading the kind cluster's audit log, %w", err)
+	}
+	return info.Size(), nil
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# cluster.sh up|down: the kind cluster the kind runtime of the e2e suites and benchmarks uses.
+#
+# up: starts the container engine (docker.sh up), creates the cluster from the node image
+# node-image.sh built (one node, kubeconfig in .kind/kubeconfig), waits for CoreDNS, loads the
+# locally built application images (app-images.sh) and installs kwok's controller and its fast
+# stages in the cluster, as kwok documents for an existing cluster. Running it again keeps a
+# cluster that exists and only loads images and applies kwok again.
+# down: deletes the cluster, then stops the dockerd that up started (none if docker already ran).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+KIND=$BIN/kind
+KUBECTL=$BIN/kubectl
+
+cluster_exists() { "$KIND" get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; }
+
+# The kind cluster configuration: no default CNI where the node image brings a one-node bridge
+# (node-image.sh's; kind's own image runs kindnet), a kubelet that runs on cgroup v1 hosts too (1.36 refuses them by default), and the API
+# server's audit log, with the e2e framework's policy, in .kind/audit on the host: suites that
+# check the provider's identity read it there.
+cluster_config() {
+	cat <<-EOF
+		kind: Cluster
+		apiVersion: kind.x-k8s.io/v1alpha4
+		networking:
+		  disableDefaultCNI: $1
+		nodes:
+		  - role: control-plane
+		    extraMounts:
+		      - hostPath: $ROOT/e2e/framework/audit/policy.yaml
+		        containerPath: /etc/kubernetes/audit/policy.yaml
+		        readOnly: true
+		      - hostPath: $STATE/audit
+		        containerPath: /var/log/kubernetes/audit
+		kubeadmConfigPatches:
+		  - |
+		    kind: KubeletConfiguration
+		    failCgroupV1: false
+		  - |
+		    kind: ClusterConfiguration
+		    apiServer:
+		      extraArgs:
+		        - name: audit-policy-file
+		          value: /etc/kubernetes/audit/policy.yaml
+		        - name: audit-log-path
+		          value: /var/log/kubernetes/audit/audit.log
+		      extraVolumes:
+		        - name: audit-policy
+		          hostPath: /etc/kubernetes/audit/policy.yaml
+		          mountPath: /etc/kubernetes/audit/policy.yaml
+		          readOnly: true
+		          pathType: File
+		        - name: audit-log
+		          hostPath: /var/log/kubernetes/audit
+		          mountPath: /var/log/kubernetes/audit
+		          pathType: DirectoryOrCreate
+	EOF
+}
+
+# The one real node runs only the cluster's own pods: the tests' workloads must wait for
+# Karpenter's nodes, as in a cluster where every other node is Karpenter's. CriticalAddonsOnly
+# is what the provider's chart and CoreDNS already tolerate.
+SYSTEM_TAINT=CriticalAddonsOnly=true:NoSchedule
+
+install_kwok() {
+	local dir version
+	version=$(module_version kwok sigs.k8s.io/kwok)
+	mkdir -p "$STATE/kwok"
+	# kustomize takes bases by relative path only.
+	dir=$(realpath --relative-to="$STATE/kwok" "$(module_dir kwok sigs.k8s.io/kwok)/kustomize")
+	# kwok's own kustomizations, from the pinned module, with the image app-images.sh built.
+	cat >"$STATE/kwok/kustomization.yaml" <<-EOF
+		apiVersion: kustomize.config.k8s.io/v1beta1
+		kind: Kustomization
+		resources:
+		  - $dir/kwok
+		  - $dir/stage/fast
+		images:
+		  - name: registry.k8s.io/kwok/kwok
+		    newTag: $version
+		patches:
+		  - target: {kind: Deployment, name: kwok-controller}
+		    patch: |
+		      - op: add
+		        path: /spec/template/spec/tolerations
+		        value: [{key: CriticalAddonsOnly, operator: Exists}]
+	EOF
+	step "installing kwok $version in the cluster"
+	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" kustomize "$STATE/kwok" >"$STATE/kwok/kwok.yaml"
+	# The Stage CRD must exist before the stages: apply twice, the first may refuse the stages.
+	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" apply --server-side -f "$STATE/kwok/kwok.yaml" >/dev/null 2>&1 || true
+	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" wait --for condition=Established crd/stages.kwok.x-k8s.io --timeout 60s >/dev/null
+	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" apply --server-side -f "$STATE/kwok/kwok.yaml" >/dev/null
+	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n kube-system rollout status deployment/kwok-controller --timeout 120s >/dev/null
+}
+
+up() {
+	"$KIND_DIR/docker.sh" up
+	source "$KIND_DIR/lib.sh" # picks up the socket of the dockerd just started
+	local image
+	image=$(cat "$STATE/node-image" 2>/dev/null) || die "no node image: run 'make kind-image' first"
+	if cluster_exists; then
+		step "cluster $CLUSTER_NAME exists"
+		"$KIND" export kubeconfig --name "$CLUSTER_NAME" --kubeconfig "$KUBECONFIG_PATH" >/dev/null 2>&1
+	else
+		step "creating cluster $CLUSTER_NAME from $image"
+		mkdir -p "$STATE/audit"
+		local own_cni=false
+		[[ -z $(docker image inspect -f "{{index .Config.Labels \"$CNI_LABEL\"}}" "$image" 2>/dev/null) ]] || own_cni=true
+		cluster_config "$own_cni" | "$KIND" create cluster --name "$CLUSTER_NAME" --image "$image" \
+			--kubeconfig "$KUBECONFIG_PATH" --config - --wait 2m
+		"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" taint nodes --all "$SYSTEM_TAINT" >/dev/null
+	fi
+	# kind waits for the node only; suites rely on DNS.
+	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n kube-system rollout status deployment/coredns --timeout 120s >/dev/null
+	step "loading the application images"
+	local name
+	for name in $(cat "$STATE/app-images"); do
+		"$KIND" load docker-image --name "$CLUSTER_NAME" "$name" >/dev/null
+	done
+	install_kwok
+	step "ready: KUBECONFIG=${KUBECONFIG_PATH#"$ROOT"/}"
+}
+
+down() {
+	if [[ -x $KIND ]] && docker_answers && cluster_exists; then
+		step "deleting cluster $CLUSTER_NAME"
+		"$KIND" delete cluster --name "$CLUSTER_NAME" --kubeconfig "$KUBECONFIG_PATH"
+	fi
+	# kind's bridge network goes with the engine that made it, when that engine is ours.
+	if [[ -S $OWN_DOCKER_SOCK ]] && docker network inspect kind >/dev/null 2>&1; then
+		docker network rm kind >/dev/null
+	fi
+	"$KIND_DIR/docker.sh" down
+	rm -f "$KUBECONFIG_PATH"
+}
+
+case ${1:-} in
+up) up ;;
+down) down ;;
+*) die "usage: cluster.sh up|down" ;;
+esac
