@@ -29,6 +29,7 @@ const (
 	ConditionTypeSSHKeyPairsReady      = "SSHKeyPairsReady"
 	ConditionTypeDiskOfferingReady     = "DiskOfferingReady"
 	ConditionTypeAffinityGroupsReady   = "AffinityGroupsReady"
+	ConditionTypeBootstrapReady        = "BootstrapReady"
 )
 
 // CloudStackNodeClassStatus is what the NodeClass controller resolved the spec to.
@@ -145,6 +146,7 @@ func (in *CloudStackNodeClass) StatusConditions(opts ...status.ForOption) status
 		ConditionTypeSSHKeyPairsReady,
 		ConditionTypeDiskOfferingReady,
 		ConditionTypeAffinityGroupsReady,
+		ConditionTypeBootstrapReady,
 	).For(in, opts...)
 }
 

@@ -149,6 +149,7 @@ func (c *Controller) Reconcile(ctx context.Context, nodeClass *v1.CloudStackNode
 // resolve runs every sub-reconciler; a spec problem ends up in a condition, a CloudStack error
 // also in the returned error so the work queue backs off.
 func (c *Controller) resolve(ctx context.Context, nodeClass *v1.CloudStackNodeClass) error {
+	validateBootstrap(nodeClass)
 	if err := c.zones.Reconcile(ctx, nodeClass); err != nil || len(nodeClass.Status.Zones) == 0 {
 		return err
 	}

@@ -98,6 +98,16 @@ func compose(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
 	return encode(merged)
 }
 
+// Validate reports, as a spec error, a template-mode NodeClass whose template would fail every
+// launch, so that the NodeClass says so before a NodeClaim needs it.
+func Validate(nodeClass *v1.CloudStackNodeClass) error {
+	if nodeClass.BootstrapMode() != v1.BootstrapModeTemplate {
+		return nil
+	}
+	_, err := parseTemplate(nodeClass.Spec.Bootstrap.Template)
+	return err
+}
+
 func render(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
 	if nodeClass.BootstrapMode() == v1.BootstrapModeTemplate {
 		return renderTemplate(nodeClass.Spec.Bootstrap.Template, data)

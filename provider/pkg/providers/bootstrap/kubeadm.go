@@ -99,13 +99,21 @@ func indent(doc, prefix string) string {
 
 // renderTemplate executes spec.bootstrap.template with d.
 func renderTemplate(text string, d *Data) (string, error) {
-	t, err := gotmpl.Parse(text)
+	t, err := parseTemplate(text)
 	if err != nil {
-		return "", fmt.Errorf("parsing spec.bootstrap.template, %w", err)
+		return "", err
 	}
 	var out bytes.Buffer
 	if err := t.Execute(&out, d); err != nil {
 		return "", fmt.Errorf("rendering spec.bootstrap.template, %w", err)
 	}
 	return out.String(), nil
+}
+
+func parseTemplate(text string) (*gotmpl.Template, error) {
+	t, err := gotmpl.Parse(text)
+	if err != nil {
+		return nil, &v1.SpecError{Message: fmt.Sprintf("spec.bootstrap.template does not parse: %v", err)}
+	}
+	return t, nil
 }
