@@ -22,6 +22,8 @@ import (
 	"time"
 
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 // BenchmarkLaunchCallsPerNode launches 100 NodeClaims at once against the in-process fake cloud
@@ -34,7 +36,7 @@ func BenchmarkLaunchCallsPerNode(b *testing.B) {
 		e.api.SetJobDuration(10 * time.Second)
 		claims := make([]*karpv1.NodeClaim, nodes)
 		for i := range claims {
-			claims[i] = nodeClaim(fmt.Sprintf("node-%d", i))
+			claims[i] = test.NodeClaim(fmt.Sprintf("node-%d", i))
 		}
 		for _, r := range e.createAll(b, claims...) {
 			if r.err != nil {

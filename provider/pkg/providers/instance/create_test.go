@@ -32,12 +32,13 @@ import (
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 func TestCreateDeploysTheCheapestCompatibleOffering(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(10 * time.Second)
-	launch, err := e.create(t, nodeClaim("node-a", "gplarge", "mem2xlarge"))
+	launch, err := e.create(t, test.NodeClaim("node-a", "gplarge", "mem2xlarge"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestCreateReturnsOnceTheDeployIsAccepted(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(time.Minute)
 	start := e.clk.Now()
-	launch, err := e.create(t, nodeClaim("node-fast", "gplarge"))
+	launch, err := e.create(t, test.NodeClaim("node-fast", "gplarge"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestCreateReturnsOnceTheDeployIsAccepted(t *testing.T) {
 
 func TestCreateSizesCustomOfferings(t *testing.T) {
 	e := newEnv(t)
-	if _, err := e.create(t, nodeClaim("node-c", "custom-4c16g")); err != nil {
+	if _, err := e.create(t, test.NodeClaim("node-c", "custom-4c16g")); err != nil {
 		t.Fatal(err)
 	}
 	req := e.api.Calls("deployVirtualMachine")[0].Args.(csapi.DeployRequest)
@@ -105,7 +106,7 @@ func TestConcurrentLaunchesShareTagAndLookupCalls(t *testing.T) {
 	e.api.SetJobDuration(10 * time.Second)
 	var claims []*karpv1.NodeClaim
 	for i := range 40 {
-		claims = append(claims, nodeClaim(fmt.Sprintf("node-%d", i), "gpsmall"))
+		claims = append(claims, test.NodeClaim(fmt.Sprintf("node-%d", i), "gpsmall"))
 	}
 	for _, r := range e.createAll(t, claims...) {
 		if r.err != nil {
@@ -130,7 +131,7 @@ func TestAFailedDeployJobIsUndoneAndReported(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(10 * time.Second)
 	e.api.FailJobs("deployVirtualMachine", csapi.CodeInsufficientCapacity, "Unable to create a deployment for VM[User|i-2-3-VM]", 1)
-	launch, err := e.create(t, nodeClaim("node-ice", "gplarge"))
+	launch, err := e.create(t, test.NodeClaim("node-ice", "gplarge"))
 	if err != nil {
 		t.Fatalf("Create failed before the deploy job ended: %v", err)
 	}
@@ -161,7 +162,7 @@ func TestARefusedTagCallFailsTheLaunchAndDestroysTheVM(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(10 * time.Second)
 	e.api.FailCalls("createTags", &csapi.APIError{Command: "createTags", Code: 530, CSCode: 4250, Text: "internal error"}, 1)
-	_, err := e.create(t, nodeClaim("node-untagged", "gplarge"))
+	_, err := e.create(t, test.NodeClaim("node-untagged", "gplarge"))
 	var createErr *cloudprovider.CreateError
 	if !errors.As(err, &createErr) || createErr.ConditionReason != "TaggingFailed" {
 		t.Fatalf("error %v, want a TaggingFailed CreateError: an untagged VM is invisible to List", err)
@@ -180,7 +181,7 @@ func TestAFailedTagJobIsTriedAgainInANewBatch(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(10 * time.Second)
 	e.api.FailJobs("createTags", csapi.CodeInternalError, "Unable to find resource by id", 1)
-	results := e.createAll(t, nodeClaim("node-retag-1", "gplarge"), nodeClaim("node-retag-2", "gplarge"))
+	results := e.createAll(t, test.NodeClaim("node-retag-1", "gplarge"), test.NodeClaim("node-retag-2", "gplarge"))
 	for _, r := range results {
 		if r.err != nil {
 			t.Fatalf("Create: %v", r.err)
@@ -210,7 +211,7 @@ func TestATagJobFailingTwiceIsUndoneAndReported(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(10 * time.Second)
 	e.api.FailJobs("createTags", csapi.CodeInternalError, "tag karpenter.sh/nodepool already on UserVm", 2)
-	launch, err := e.create(t, nodeClaim("node-tagjob", "gplarge"))
+	launch, err := e.create(t, test.NodeClaim("node-tagjob", "gplarge"))
 	if err != nil {
 		t.Fatalf("Create waited for the tag job: %v", err)
 	}
@@ -231,7 +232,7 @@ func TestLimitErrorsReplanWithoutMarkingOfferings(t *testing.T) {
 	e := newEnv(t)
 	limit := &csapi.APIError{Command: "deployVirtualMachine", Code: csapi.CodeResourceAllocation, CSCode: 4370, Text: "Maximum number of resources of type 'user_vm' for account name=a in domain id=1 has been exceeded."}
 	e.api.FailCalls("deployVirtualMachine", limit, 1)
-	_, err := e.create(t, nodeClaim("node-limit", "gplarge"))
+	_, err := e.create(t, test.NodeClaim("node-limit", "gplarge"))
 	if !cloudprovider.IsInsufficientCapacityError(err) || !csapi.IsLimitExceeded(err) {
 		t.Fatalf("error %v, want an InsufficientCapacityError wrapping the limit error", err)
 	}
@@ -243,7 +244,7 @@ func TestLimitErrorsReplanWithoutMarkingOfferings(t *testing.T) {
 func TestOtherErrorsBecomeCreateErrorsWithTheCode(t *testing.T) {
 	e := newEnv(t)
 	e.api.FailCalls("deployVirtualMachine", &csapi.APIError{Command: "deployVirtualMachine", Code: 530, CSCode: 4250, Text: "internal error"}, 1)
-	_, err := e.create(t, nodeClaim("node-530", "gplarge"))
+	_, err := e.create(t, test.NodeClaim("node-530", "gplarge"))
 	var createErr *cloudprovider.CreateError
 	if !errors.As(err, &createErr) || createErr.ConditionMessage != "CloudStack error 530: internal error" {
 		t.Fatalf("error %v, want a CreateError carrying code and text", err)
@@ -252,10 +253,10 @@ func TestOtherErrorsBecomeCreateErrorsWithTheCode(t *testing.T) {
 
 func TestCreateAdoptsTheVMOfACrashedLaunch(t *testing.T) {
 	e := newEnv(t)
-	if _, err := e.create(t, nodeClaim("node-x", "gplarge")); err != nil {
+	if _, err := e.create(t, test.NodeClaim("node-x", "gplarge")); err != nil {
 		t.Fatal(err)
 	}
-	launch, err := e.create(t, nodeClaim("node-x", "gplarge"))
+	launch, err := e.create(t, test.NodeClaim("node-x", "gplarge"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestOnlyLaunchesThatMayHaveAPredecessorLookForOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	lookups := func() int { return len(e.api.Calls("listVirtualMachines")) }
-	fresh := nodeClaim("node-fresh", "gplarge")
+	fresh := test.NodeClaim("node-fresh", "gplarge")
 	fresh.CreationTimestamp = metav1.NewTime(e.clk.Now().Add(2 * time.Minute))
 	first, err := e.create(t, fresh)
 	if err != nil {
@@ -290,7 +291,7 @@ func TestOnlyLaunchesThatMayHaveAPredecessorLookForOne(t *testing.T) {
 	if lookups() != 1 || again.Instance.ID != first.Instance.ID || len(e.api.Calls("deployVirtualMachine")) != 1 {
 		t.Fatalf("a retried launch made %d listings and launched %s, want one listing and VM %s adopted", lookups(), again.Instance.ID, first.Instance.ID)
 	}
-	if _, err := e.create(t, nodeClaim("node-before", "gplarge")); err != nil {
+	if _, err := e.create(t, test.NodeClaim("node-before", "gplarge")); err != nil {
 		t.Fatal(err)
 	}
 	if lookups() != 2 {
@@ -302,7 +303,7 @@ func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 	e := newEnv(t)
 	zone := e.nodeClass.Status.Zones[0]
 	predecessor := deployUntagged(t, e, "node-y", zone.ID)
-	launch, err := e.create(t, inZone(nodeClaim("node-y", "gplarge"), zone.Name))
+	launch, err := e.create(t, test.InZone(test.NodeClaim("node-y", "gplarge"), zone.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestAnAdoptedVMSharesNoTagCallWithLaunches(t *testing.T) {
 	e := newEnv(t)
 	zone := e.nodeClass.Status.Zones[0]
 	predecessor := deployUntagged(t, e, "node-old", zone.ID)
-	results := e.createAll(t, inZone(nodeClaim("node-old", "gplarge"), zone.Name), inZone(nodeClaim("node-new", "gplarge"), zone.Name))
+	results := e.createAll(t, test.InZone(test.NodeClaim("node-old", "gplarge"), zone.Name), test.InZone(test.NodeClaim("node-new", "gplarge"), zone.Name))
 	for _, r := range results {
 		if r.err != nil {
 			t.Fatal(r.err)
@@ -382,7 +383,7 @@ func offeringID(t *testing.T, e *env, instanceType string) string {
 
 func TestLaunchedVMsCarryTheOwnerMarkBeforeTheirTags(t *testing.T) {
 	e := newEnv(t)
-	if _, err := e.create(t, nodeClaim("marked")); err != nil {
+	if _, err := e.create(t, test.NodeClaim("marked")); err != nil {
 		t.Fatal(err)
 	}
 	deploys := e.api.Calls("deployVirtualMachine")
@@ -399,7 +400,7 @@ func TestACustomShapeTheCloudRefusesIsMarkedUnavailableEverywhere(t *testing.T) 
 	// vm.serviceoffering.cpu.cores.max, which users cannot read, is below the offering's own
 	// maximum.
 	e.api.SetCustomOfferingMaximums(4, 0)
-	_, err := e.create(t, nodeClaim("node-big", "custom-8c16g"))
+	_, err := e.create(t, test.NodeClaim("node-big", "custom-8c16g"))
 	if !cloudprovider.IsInsufficientCapacityError(err) || !csapi.IsShapeOutOfBounds(err) {
 		t.Fatalf("error %v, want an InsufficientCapacityError wrapping CloudStack's bounds error", err)
 	}
@@ -409,13 +410,13 @@ func TestACustomShapeTheCloudRefusesIsMarkedUnavailableEverywhere(t *testing.T) 
 		}
 	}
 	deploys := len(e.api.Calls("deployVirtualMachine"))
-	if _, err := e.create(t, nodeClaim("node-big-again", "custom-8c16g")); !cloudprovider.IsInsufficientCapacityError(err) {
+	if _, err := e.create(t, test.NodeClaim("node-big-again", "custom-8c16g")); !cloudprovider.IsInsufficientCapacityError(err) {
 		t.Fatalf("a second launch of the refused shape got %v, want insufficient capacity", err)
 	}
 	if again := len(e.api.Calls("deployVirtualMachine")) - deploys; again != 0 {
 		t.Fatalf("the refused shape was deployed %d more times, want none", again)
 	}
-	if _, err := e.create(t, nodeClaim("node-fits", "custom-4c8g")); err != nil {
+	if _, err := e.create(t, test.NodeClaim("node-fits", "custom-4c8g")); err != nil {
 		t.Fatalf("a shape within the maximum failed: %v", err)
 	}
 }

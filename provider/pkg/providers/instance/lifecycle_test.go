@@ -32,6 +32,7 @@ import (
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 func TestGetMapsMissingAndDeadVMsToNotFound(t *testing.T) {
@@ -216,7 +217,7 @@ func TestAnUnknownIDInABatchFailsOnlyItsOwnGet(t *testing.T) {
 func TestCachedGetAnswersFromTheLaunchUntilTheVMIsDestroyed(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	launch, err := e.create(t, nodeClaim("cached"))
+	launch, err := e.create(t, test.NodeClaim("cached"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestVMsOfANodeClassProjectAreFoundByGetListAndListAll(t *testing.T) {
 	const project = "5b7e4c1a-0000-4000-8000-000000000010"
 	e := newEnv(t)
 	e.nodeClass.Spec.Project = project
-	launch, err := e.create(t, nodeClaim("in-project"))
+	launch, err := e.create(t, test.NodeClaim("in-project"))
 	if err != nil {
 		t.Fatal(err)
 	}

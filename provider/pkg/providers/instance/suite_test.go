@@ -24,7 +24,6 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -99,24 +98,6 @@ func newEnv(t testing.TB) *env {
 	e.nodeClass = fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	e.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e
-}
-
-func nodeClaim(name string, instanceTypes ...string) *karpv1.NodeClaim {
-	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.NodePoolLabelKey: "default"}}}
-	if len(instanceTypes) > 0 {
-		nc.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{
-			{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: instanceTypes},
-		}
-	}
-	return nc
-}
-
-// inZone pins the NodeClaim to a zone: a relaunch lands in the network of an earlier deploy.
-func inZone(nc *karpv1.NodeClaim, zone string) *karpv1.NodeClaim {
-	nc.Spec.Requirements = append(nc.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
-		Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone},
-	})
-	return nc
 }
 
 type result struct {
