@@ -17,7 +17,6 @@ limitations under the License.
 package nodesim
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,23 +95,11 @@ func startAPIServer() {
 	}
 }
 
-// kubeBinDir is KUBE_BIN_DIR, or bin/ at the root of the repository (where go.work is).
+// kubeBinDir is KUBE_BIN_DIR, or the repository's bin/: go test runs a test in its package's
+// folder, three levels below the repository root.
 func kubeBinDir() (string, error) {
 	if dir := os.Getenv("KUBE_BIN_DIR"); dir != "" {
 		return dir, nil
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding the working directory, %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return filepath.Join(dir, "bin"), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.work above the working directory: set KUBE_BIN_DIR")
-		}
-		dir = parent
-	}
+	return filepath.Abs(filepath.Join("..", "..", "..", "bin"))
 }
