@@ -17,6 +17,7 @@ limitations under the License.
 package report
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -293,5 +294,24 @@ func TestRunRoundTripsThroughJSON(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, run) {
 		t.Errorf("read back %+v\nwant %+v", got, run)
+	}
+}
+
+// Totals over per-controller figures must not move with map order: the committed Markdown is
+// compared byte for byte with what its JSON renders.
+func TestTotalsDoNotDependOnMapOrder(t *testing.T) {
+	r := Result{ReconcilesPerNode: map[string]float64{}}
+	for i := range 40 {
+		r.ReconcilesPerNode[fmt.Sprintf("controller-%02d", i)] = 0.1 * float64(i+1) / 3
+	}
+	r.APIRequestsPerNode = map[string]map[string]float64{"nodes": r.ReconcilesPerNode, "pods": {"get": 1e-9}}
+	first, firstNested := r.TotalReconcilesPerNode(), r.TotalAPIRequestsPerNode()
+	for range 200 {
+		if got := r.TotalReconcilesPerNode(); got != first {
+			t.Fatalf("reconciles per node summed to %v, then %v", first, got)
+		}
+		if got := r.TotalAPIRequestsPerNode(); got != firstNested {
+			t.Fatalf("API requests per node summed to %v, then %v", firstNested, got)
+		}
 	}
 }

@@ -21,8 +21,10 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
@@ -113,8 +115,8 @@ func (r Result) TotalProvisionerAPIRequestsPerNode() float64 {
 
 func sumNested(m map[string]map[string]float64) float64 {
 	total := 0.0
-	for _, inner := range m {
-		total += sum(inner)
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		total += sum(m[key])
 	}
 	return total
 }
@@ -122,10 +124,12 @@ func sumNested(m map[string]map[string]float64) float64 {
 // TotalReconcilesPerNode sums ReconcilesPerNode.
 func (r Result) TotalReconcilesPerNode() float64 { return sum(r.ReconcilesPerNode) }
 
+// sum adds in key order: float addition is not associative, and a total that moved with map
+// order would make the rendered Markdown differ from run to run.
 func sum(m map[string]float64) float64 {
 	total := 0.0
-	for _, v := range m {
-		total += v
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		total += m[key]
 	}
 	return total
 }
