@@ -53,8 +53,11 @@ func (c *Client) DeleteAffinityGroup(ctx context.Context, scope Scope, id string
 	})
 }
 
+// deployCommand is the one command that adds load to the cloud; the throttle queues it apart.
+const deployCommand = "deployVirtualMachine"
+
 func (c *Client) DeployVirtualMachine(ctx context.Context, req DeployRequest) (Created, error) {
-	return call(ctx, c, "deployVirtualMachine", func(cs *cloudstack.CloudStackClient) (Created, error) {
+	return call(ctx, c, deployCommand, func(cs *cloudstack.CloudStackClient) (Created, error) {
 		req.Scope = c.withDefault(req.Scope)
 		r, err := cs.VirtualMachine.DeployVirtualMachine(deployParams(cs, req))
 		if err != nil {

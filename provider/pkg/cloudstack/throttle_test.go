@@ -18,10 +18,13 @@ package cloudstack
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -86,7 +89,7 @@ func TestThrottleHoldsCallsForTheNamedWait(t *testing.T) {
 	th := newThrottle(clk, 1000, 1000)
 	th.refused(800 * time.Millisecond)
 	done := make(chan error, 1)
-	go func() { done <- th.wait(context.Background()) }()
+	go func() { done <- th.wait(context.Background(), "listVirtualMachines") }()
 	for !clk.HasWaiters() {
 		time.Sleep(time.Millisecond)
 	}
@@ -109,7 +112,34 @@ func TestThrottleHoldsCallsForTheNamedWait(t *testing.T) {
 	th.refused(time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := th.wait(ctx); err == nil {
+	if err := th.wait(ctx, "listVirtualMachines"); err == nil {
 		t.Fatal("a cancelled caller kept waiting for the throttle")
 	}
+}
+
+// A burst of deploys must not book the rate for the calls that finish launches already under
+// way: tags and job polls wait for at most one deploy's slot.
+func TestThrottleLetsOtherCallsAheadOfQueuedDeploys(t *testing.T) {
+	const deploys, callsPerSecond = 40, 20
+	th := newThrottle(clock.RealClock{}, callsPerSecond, 1)
+	var admitted atomic.Int32
+	var wg sync.WaitGroup
+	for range deploys {
+		wg.Go(func() {
+			if err := th.wait(context.Background(), deployCommand); err != nil {
+				t.Error(err)
+			}
+			admitted.Add(1)
+		})
+	}
+	for admitted.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := th.wait(context.Background(), "createTags"); err != nil {
+		t.Fatal(err)
+	}
+	if n := admitted.Load(); n > 3 {
+		t.Errorf("createTags waited for %d of %d queued deploys", n, deploys)
+	}
+	wg.Wait()
 }
