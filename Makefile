@@ -126,6 +126,16 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 20
 	$(BENCH_SCALE) -scenario S4 -nodes 1000 -timeout 15m
 	$(BENCH_SCALE) -scenario S5 -nodes 1000 -baseline -timeout 15m
 
+# The launch benchmarks on the kind cluster (tools/kind/README.md): both providers and the fake
+# cloud installed with their charts, kwok in the cluster. kind-up loads the images just built.
+BENCH_KIND_S1 ?= 1000
+BENCH_KIND_S2 ?= 500
+
+.PHONY: bench-kind
+bench-kind: kind-up ## S1 at 1000 pods and S2 at 500 nodes with the baseline on the kind cluster (BENCH_KIND_S1, BENCH_KIND_S2)
+	$(BENCH) -runtime kind -scenario S1 -nodes $(BENCH_KIND_S1) -baseline -timeout 10m
+	$(BENCH) -runtime kind -scenario S2 -nodes $(BENCH_KIND_S2) -baseline -timeout 10m
+
 .PHONY: bench-results
 bench-results: ## Write benchmarks/RESULTS.md again from benchmarks/results without running
 	$(GO) run ./benchmarks/cmd/bench $(BENCH_RESULTS) -summarize

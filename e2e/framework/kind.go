@@ -50,6 +50,21 @@ const (
 // fakeClusterURL is the fake cloud's API inside the cluster, as docs/install.md configures it.
 var fakeClusterURL = fmt.Sprintf("http://%s-fakecloudstack.%s.svc:8080/client/api", fakeRelease, fakeNamespace)
 
+// Pods are the pods of one release: its namespace and label selector.
+type Pods struct{ Namespace, Selector string }
+
+// ReleasePods selects the pods of a Helm release by the instance label every chart here sets.
+func ReleasePods(namespace, release string) Pods {
+	return Pods{Namespace: namespace, Selector: "app.kubernetes.io/instance=" + release}
+}
+
+// ChartPods are the pods the kind runtime installs, by the name of the component they stand
+// for, for whoever measures them.
+var ChartPods = map[string]Pods{
+	component.FakeCloudName: ReleasePods(fakeNamespace, fakeRelease),
+	component.ProviderName:  ReleasePods(providerNamespace, providerRelease),
+}
+
 // KindKubeconfig is the kubeconfig `make kind-up` writes.
 func (p Paths) KindKubeconfig() string { return filepath.Join(p.Root, ".kind", "kubeconfig") }
 
@@ -159,8 +174,9 @@ func (e *Environment) podLogPaths() []string {
 // logs, for the failure report; a failure to read them is written in their place.
 func (e *Environment) savePodLogs(ctx context.Context, lines int) {
 	for release, namespace := range map[string]string{fakeRelease: fakeNamespace, providerRelease: providerNamespace} {
-		out, err := exec.CommandContext(ctx, e.Bin("kubectl"), "--kubeconfig", e.Kubeconfig(), "--namespace", namespace,
-			"logs", "--selector", "app.kubernetes.io/instance="+release, "--all-containers", "--prefix",
+		pods := ReleasePods(namespace, release)
+		out, err := exec.CommandContext(ctx, e.Bin("kubectl"), "--kubeconfig", e.Kubeconfig(), "--namespace", pods.Namespace,
+			"logs", "--selector", pods.Selector, "--all-containers", "--prefix",
 			"--tail", strconv.Itoa(lines)).CombinedOutput()
 		if err != nil {
 			out = fmt.Appendf(out, "\nreading the pods' logs, %v\n", err)
