@@ -147,7 +147,7 @@ bench-results: ## Write benchmarks/RESULTS.md again from benchmarks/results with
 # `make test`. Everything generated lives in .kind/ (git-ignored).
 # KIND_NODE_IMAGE=kindest/node:<version> pulls kind's own node image instead (where a registry
 # is reachable), and needs none of the node's binaries.
-KIND_IMAGE_BINARIES := $(KUBECTL) $(KWOK) $(KARPENTER_KWOK) $(KIND) $(BIN)/capshim
+KIND_IMAGE_BINARIES := $(KUBECTL) $(KWOK) $(KARPENTER_KWOK) $(CLOUDSTACK_CCM) $(KIND) $(BIN)/capshim
 ifeq ($(KIND_NODE_IMAGE),)
 KIND_IMAGE_BINARIES += $(KUBEADM) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) \
 	$(KIND_NODE_TOOLS) $(BIN)/pause
