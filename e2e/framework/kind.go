@@ -129,11 +129,6 @@ func (e *Environment) fakeValues() (map[string]any, error) {
 // as controller.env, and one replica: the chart's two each request a CPU, and the kind node
 // has the machine's cores (two here), most of them requested by the control plane.
 func (e *Environment) providerValues() map[string]any {
-	var env []any
-	for _, kv := range e.ProviderEnv {
-		name, value, _ := strings.Cut(kv, "=")
-		env = append(env, map[string]any{"name": name, "value": value})
-	}
 	return map[string]any{
 		"cloudstack": map[string]any{
 			"apiUrl":    fakeClusterURL,
@@ -142,8 +137,18 @@ func (e *Environment) providerValues() map[string]any {
 		},
 		"clusterName": e.ClusterName,
 		"replicas":    1,
-		"controller":  map[string]any{"env": env},
+		"controller":  map[string]any{"env": ChartEnv(e.ProviderEnv)},
 	}
+}
+
+// ChartEnv turns KEY=VALUE settings into a chart's controller.env list.
+func ChartEnv(settings []string) []any {
+	var env []any
+	for _, kv := range settings {
+		name, value, _ := strings.Cut(kv, "=")
+		env = append(env, map[string]any{"name": name, "value": value})
+	}
+	return env
 }
 
 // portForwards reach the in-cluster fake cloud and provider on the ports of Settings.

@@ -281,20 +281,20 @@ func kwokValues(version string, coreEnv []string) map[string]any {
 	settings := map[string]any{"featureGates": map[string]any{
 		"staticCapacity": false, "spotToSpotConsolidation": false, "nodeRepair": false, "capacityBuffer": false, "podDeletionCostManagement": false,
 	}}
-	env := []any{map[string]any{"name": "INSTANCE_TYPES_FILE_PATH", "value": catalogMount + "/" + catalogFile}}
+	env := []string{"INSTANCE_TYPES_FILE_PATH=" + catalogMount + "/" + catalogFile}
 	for _, kv := range coreEnv {
 		name, value, _ := strings.Cut(kv, "=")
 		if key, ok := chartSettings[name]; ok {
 			settings[key] = value
 			continue
 		}
-		env = append(env, map[string]any{"name": name, "value": value})
+		env = append(env, kv)
 	}
 	return map[string]any{
 		"replicas": 1,
 		"controller": map[string]any{
 			"image":             map[string]any{"repository": kwokImage, "tag": version},
-			"env":               env,
+			"env":               framework.ChartEnv(env),
 			"extraVolumeMounts": []any{map[string]any{"name": "catalog", "mountPath": catalogMount, "readOnly": true}},
 		},
 		"extraVolumes": []any{map[string]any{"name": "catalog", "configMap": map[string]any{"name": catalogConfigMap}}},
