@@ -60,8 +60,9 @@ type Options struct {
 	// ProviderIdentity, when set, is granted in the cluster and the provider acts as it, with
 	// the API server's audit log on; nil runs the provider as the cluster admin.
 	ProviderIdentity Identity
-	// CCM runs the Apache CloudStack CCM (bin/cloudstack-ccm) against the fake cloud and the
-	// cluster, next to the provider.
+	// CCM runs the Apache CloudStack CCM against the fake cloud and the cluster, next to the
+	// provider: bin/cloudstack-ccm as a process of the run, or on kind its image as a
+	// Deployment (ccm_kind.go).
 	CCM bool
 }
 
