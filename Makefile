@@ -126,6 +126,16 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 20
 	$(BENCH_SCALE) -scenario S4 -nodes 1000 -timeout 15m
 	$(BENCH_SCALE) -scenario S5 -nodes 1000 -baseline -timeout 15m
 
+# The launch benchmarks on the kind cluster (tools/kind/README.md): both providers and the fake
+# cloud installed with their charts, kwok in the cluster. kind-up loads the images just built.
+BENCH_KIND_S1 ?= 1000
+BENCH_KIND_S2 ?= 500
+
+.PHONY: bench-kind
+bench-kind: kind-up ## S1 at 1000 pods and S2 at 500 nodes with the baseline on the kind cluster (BENCH_KIND_S1, BENCH_KIND_S2)
+	$(BENCH) -runtime kind -scenario S1 -nodes $(BENCH_KIND_S1) -baseline -timeout 10m
+	$(BENCH) -runtime kind -scenario S2 -nodes $(BENCH_KIND_S2) -baseline -timeout 10m
+
 .PHONY: bench-results
 bench-results: ## Write benchmarks/RESULTS.md again from benchmarks/results without running
 	$(GO) run ./benchmarks/cmd/bench $(BENCH_RESULTS) -summarize
@@ -137,7 +147,7 @@ bench-results: ## Write benchmarks/RESULTS.md again from benchmarks/results with
 # `make test`. Everything generated lives in .kind/ (git-ignored).
 # KIND_NODE_IMAGE=kindest/node:<version> pulls kind's own node image instead (where a registry
 # is reachable), and needs none of the node's binaries.
-KIND_IMAGE_BINARIES := $(KUBECTL) $(KWOK) $(KARPENTER_KWOK) $(KIND) $(BIN)/capshim
+KIND_IMAGE_BINARIES := $(KUBECTL) $(KWOK) $(KARPENTER_KWOK) $(CLOUDSTACK_CCM) $(KIND) $(BIN)/capshim
 ifeq ($(KIND_NODE_IMAGE),)
 KIND_IMAGE_BINARIES += $(KUBEADM) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(ETCD) \
 	$(KIND_NODE_TOOLS) $(BIN)/pause

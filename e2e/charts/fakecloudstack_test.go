@@ -46,7 +46,7 @@ var _ = Describe("fakecloudstack chart", func() {
 		service := typed[corev1.Service](r, "Service", fakeName)
 		Expect(service.Spec.Ports).To(ConsistOf(HaveField("Port", BeEquivalentTo(8080))))
 		Expect(service.Spec.Selector).To(Equal(d.Spec.Template.Labels))
-		Expect(r.OfKind("ConfigMap", "ClusterRole")).To(BeEmpty())
+		Expect(r.OfKind("ConfigMap", "ClusterRole", "Role")).To(BeEmpty())
 		Expect(r.OfKind("Secret")).To(HaveLen(1))
 	})
 
@@ -73,6 +73,17 @@ var _ = Describe("fakecloudstack chart", func() {
 		))
 		binding := typed[rbacv1.ClusterRoleBinding](r, "ClusterRoleBinding", fakeName+"-nodesim")
 		Expect(binding.Subjects).To(ConsistOf(HaveField("Name", d.Spec.Template.Spec.ServiceAccountName)))
+
+		// A stopped VM's Node loses its heartbeat through its Lease (nodesim/lease.go).
+		leaseRole := typed[rbacv1.Role](r, "Role", fakeName+"-nodesim")
+		Expect(leaseRole.Namespace).To(Equal("kube-node-lease"))
+		Expect(leaseRole.Rules).To(ConsistOf(
+			rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "patch"}},
+		))
+		leaseBinding := typed[rbacv1.RoleBinding](r, "RoleBinding", fakeName+"-nodesim")
+		Expect(leaseBinding.Namespace).To(Equal("kube-node-lease"))
+		Expect(leaseBinding.RoleRef.Name).To(Equal(fakeName + "-nodesim"))
+		Expect(leaseBinding.Subjects).To(ConsistOf(HaveField("Name", d.Spec.Template.Spec.ServiceAccountName)))
 	})
 
 	It("takes a fixed admin token", func() {

@@ -29,10 +29,18 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
+// InstallOption changes one setting of an install.
+type InstallOption func(*action.Install)
+
+// SkipCRDs installs the chart without its crds/ (`helm install --skip-crds`), for a chart
+// whose CRDs another chart in the cluster already installs in another version: Helm applies
+// them server-side, and two versions of a field from two managers conflict.
+func SkipCRDs(i *action.Install) { i.SkipCRDs = true }
+
 // Install installs the chart in chartDir as `helm install release chartDir -n namespace
 // --create-namespace --wait` does, with the Helm Go SDK, and returns once every object it
 // created is ready or timeout has passed.
-func Install(ctx context.Context, kubeconfig, chartDir, release, namespace string, values map[string]any, timeout time.Duration) error {
+func Install(ctx context.Context, kubeconfig, chartDir, release, namespace string, values map[string]any, timeout time.Duration, opts ...InstallOption) error {
 	cfg, err := configuration(kubeconfig, namespace)
 	if err != nil {
 		return err
@@ -47,6 +55,9 @@ func Install(ctx context.Context, kubeconfig, chartDir, release, namespace strin
 	install.CreateNamespace = true
 	install.WaitStrategy = kube.StatusWatcherStrategy
 	install.Timeout = timeout
+	for _, o := range opts {
+		o(install)
+	}
 	if _, err := install.RunWithContext(ctx, chrt, values); err != nil {
 		return fmt.Errorf("installing chart %s as %s in %s, %w", chrt.Name(), release, namespace, err)
 	}

@@ -60,8 +60,9 @@ type Options struct {
 	// ProviderIdentity, when set, is granted in the cluster and the provider acts as it, with
 	// the API server's audit log on; nil runs the provider as the cluster admin.
 	ProviderIdentity Identity
-	// CCM runs the Apache CloudStack CCM (bin/cloudstack-ccm) against the fake cloud and the
-	// cluster, next to the provider.
+	// CCM runs the Apache CloudStack CCM against the fake cloud and the cluster, next to the
+	// provider: bin/cloudstack-ccm as a process of the run, or on kind its image as a
+	// Deployment (ccm_kind.go).
 	CCM bool
 }
 
@@ -105,8 +106,13 @@ func Start(ctx context.Context, o Options) (*Environment, error) {
 		if err := e.installCharts(ctx); err != nil {
 			return e, err
 		}
+		if o.CCM {
+			if err := e.installCCM(ctx); err != nil {
+				return e, err
+			}
+		}
 	}
-	if o.CCM {
+	if o.CCM && !e.onKind() {
 		config := component.CloudConfig(component.FakeCloudAPIURL(o.FakePort), o.APIKey, o.SecretKey)
 		if err := os.WriteFile(e.CloudConfigPath(), config, 0o600); err != nil {
 			return e, fmt.Errorf("writing the CCM's cloud-config, %w", err)
@@ -215,9 +221,10 @@ func (e *Environment) clusterExists() bool {
 // Components are the processes of the environment in start order.
 func (e *Environment) Components() []component.Component {
 	components := e.processes()
-	if e.CCM {
-		// On kind too a process of the run, which reaches the in-cluster fake through its
-		// port-forward, as the binary runtime's CCM reaches the fake's process.
+	switch {
+	case e.CCM && e.onKind():
+		components = append(components, e.ccmLogFollower())
+	case e.CCM:
 		components = append(components, component.CCM(component.CCMConfig{
 			Binary:                    e.Bin("cloudstack-ccm"),
 			CloudConfig:               e.CloudConfigPath(),
@@ -291,6 +298,9 @@ func (e *Environment) Stop(ctx context.Context) error {
 	}
 	e.cancel()
 	if e.onKind() {
+		if e.CCM && e.Client != nil {
+			errs = append(errs, e.uninstallCCM(ctx))
+		}
 		errs = append(errs, e.uninstallCharts())
 	}
 	if err := cluster.Delete(ctx, e.Cluster, e.LogPath("kwokctl")); err != nil {

@@ -50,6 +50,21 @@ const (
 // fakeClusterURL is the fake cloud's API inside the cluster, as docs/install.md configures it.
 var fakeClusterURL = fmt.Sprintf("http://%s-fakecloudstack.%s.svc:8080/client/api", fakeRelease, fakeNamespace)
 
+// Pods are the pods of one release: its namespace and label selector.
+type Pods struct{ Namespace, Selector string }
+
+// ReleasePods selects the pods of a Helm release by the instance label every chart here sets.
+func ReleasePods(namespace, release string) Pods {
+	return Pods{Namespace: namespace, Selector: "app.kubernetes.io/instance=" + release}
+}
+
+// ChartPods are the pods the kind runtime installs, by the name of the component they stand
+// for, for whoever measures them.
+var ChartPods = map[string]Pods{
+	component.FakeCloudName: ReleasePods(fakeNamespace, fakeRelease),
+	component.ProviderName:  ReleasePods(providerNamespace, providerRelease),
+}
+
 // KindKubeconfig is the kubeconfig `make kind-up` writes.
 func (p Paths) KindKubeconfig() string { return filepath.Join(p.Root, ".kind", "kubeconfig") }
 
@@ -114,11 +129,6 @@ func (e *Environment) fakeValues() (map[string]any, error) {
 // as controller.env, and one replica: the chart's two each request a CPU, and the kind node
 // has the machine's cores (two here), most of them requested by the control plane.
 func (e *Environment) providerValues() map[string]any {
-	var env []any
-	for _, kv := range e.ProviderEnv {
-		name, value, _ := strings.Cut(kv, "=")
-		env = append(env, map[string]any{"name": name, "value": value})
-	}
 	return map[string]any{
 		"cloudstack": map[string]any{
 			"apiUrl":    fakeClusterURL,
@@ -127,8 +137,18 @@ func (e *Environment) providerValues() map[string]any {
 		},
 		"clusterName": e.ClusterName,
 		"replicas":    1,
-		"controller":  map[string]any{"env": env},
+		"controller":  map[string]any{"env": ChartEnv(e.ProviderEnv)},
 	}
+}
+
+// ChartEnv turns KEY=VALUE settings into a chart's controller.env list.
+func ChartEnv(settings []string) []any {
+	var env []any
+	for _, kv := range settings {
+		name, value, _ := strings.Cut(kv, "=")
+		env = append(env, map[string]any{"name": name, "value": value})
+	}
+	return env
 }
 
 // portForwards reach the in-cluster fake cloud and provider on the ports of Settings.
@@ -159,8 +179,9 @@ func (e *Environment) podLogPaths() []string {
 // logs, for the failure report; a failure to read them is written in their place.
 func (e *Environment) savePodLogs(ctx context.Context, lines int) {
 	for release, namespace := range map[string]string{fakeRelease: fakeNamespace, providerRelease: providerNamespace} {
-		out, err := exec.CommandContext(ctx, e.Bin("kubectl"), "--kubeconfig", e.Kubeconfig(), "--namespace", namespace,
-			"logs", "--selector", "app.kubernetes.io/instance="+release, "--all-containers", "--prefix",
+		pods := ReleasePods(namespace, release)
+		out, err := exec.CommandContext(ctx, e.Bin("kubectl"), "--kubeconfig", e.Kubeconfig(), "--namespace", pods.Namespace,
+			"logs", "--selector", pods.Selector, "--all-containers", "--prefix",
 			"--tail", strconv.Itoa(lines)).CombinedOutput()
 		if err != nil {
 			out = fmt.Appendf(out, "\nreading the pods' logs, %v\n", err)

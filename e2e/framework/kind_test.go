@@ -21,9 +21,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"gopkg.in/gcfg.v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	k8slabels "k8s.io/apimachinery/pkg/labels"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
@@ -110,18 +114,76 @@ func TestKindComponentsArePortForwardsOnTheSettingsPorts(t *testing.T) {
 	}
 }
 
-func TestKindRunsTheCCMAsAProcessBehindTheFakesPortForward(t *testing.T) {
+func TestKindFollowsTheCCMPodsLogIntoTheRunsCCMLog(t *testing.T) {
 	e := kindEnvironment(t)
-	e.CCM, e.CCMPort = true, 4003
+	e.CCM = true
 	order, err := component.StartOrder(e.Components())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(order) != 3 || order[2].Name != component.CCMName || order[2].Binary != e.Bin("cloudstack-ccm") {
+	if len(order) != 3 || order[2].Name != component.CCMName || order[2].Binary != e.Bin("kubectl") {
 		t.Fatalf("start order %v", order)
 	}
-	if order[2].Deps[0] != component.FakeCloudName || order[0].Name != component.FakeCloudName {
-		t.Errorf("the CCM starts before the fake's port-forward: %v", order)
+	want := []string{"--kubeconfig", e.Kubeconfig(), "--namespace", "kube-system", "logs", "--follow", "deploy/cloudstack-ccm"}
+	if !reflect.DeepEqual(order[2].Args, want) || order[2].Deps[0] != component.FakeCloudName {
+		t.Errorf("log follower %v after %v, want %v after the fake", order[2].Args, order[2].Deps, want)
+	}
+}
+
+func TestKindCCMIsADeploymentOfTheLocalImageReachingTheFakeInCluster(t *testing.T) {
+	e := kindEnvironment(t)
+	if _, err := e.ccmImage(); err == nil || !strings.Contains(err.Error(), "make kind-up") {
+		t.Errorf("without .kind/app-images: error %v", err)
+	}
+	images := "ghcr.io/x/karpenter-cloudstack:0.1.0\nkarpenter-cloudstack.local/cloudstack-ccm:v1.2.0\n"
+	if err := os.MkdirAll(filepath.Join(e.Root, ".kind"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.Root, ".kind", "app-images"), []byte(images), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	image, err := e.ccmImage()
+	if err != nil || image != "karpenter-cloudstack.local/cloudstack-ccm:v1.2.0" {
+		t.Fatalf("image %q, %v", image, err)
+	}
+	var deployment *appsv1.Deployment
+	var secret *corev1.Secret
+	for _, o := range e.ccmObjects(image) {
+		switch o := o.(type) {
+		case *appsv1.Deployment:
+			deployment = o
+		case *corev1.Secret:
+			secret = o
+		}
+	}
+	pod := deployment.Spec.Template.Spec
+	c := pod.Containers[0]
+	if c.Image != image || c.ImagePullPolicy != corev1.PullNever || pod.Tolerations[0].Key != "CriticalAddonsOnly" {
+		t.Errorf("container %s (%s), tolerations %v", c.Image, c.ImagePullPolicy, pod.Tolerations)
+	}
+	for _, want := range []string{"--cloud-config=/etc/kubernetes/cloudstack/cloud-config", "--controllers=cloud-node,cloud-node-lifecycle", "--secure-port=10258", "--node-status-update-frequency=20s"} {
+		if !slices.Contains(c.Args, want) {
+			t.Errorf("args %v lack %s", c.Args, want)
+		}
+	}
+	if slices.ContainsFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, "--kubeconfig") }) {
+		t.Errorf("args %v: in the cluster the CCM uses its ServiceAccount", c.Args)
+	}
+	if p := c.ReadinessProbe.HTTPGet; p.Path != "/healthz" || p.Port.IntValue() != 10258 || p.Scheme != corev1.URISchemeHTTPS {
+		t.Errorf("readiness probe %+v", p)
+	}
+	var config struct {
+		Global struct {
+			APIURL    string `gcfg:"api-url"`
+			APIKey    string `gcfg:"api-key"`
+			SecretKey string `gcfg:"secret-key"`
+		}
+	}
+	if err := gcfg.ReadStringInto(&config, secret.StringData["cloud-config"]); err != nil {
+		t.Fatal(err)
+	}
+	if config.Global.APIURL != "http://fake-fakecloudstack.fake.svc:8080/client/api" || config.Global.APIKey != "k" || config.Global.SecretKey != "s" {
+		t.Errorf("cloud-config %+v, want the fake's in-cluster URL and the run's keys", config.Global)
 	}
 }
 

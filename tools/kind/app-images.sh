@@ -6,7 +6,8 @@
 #   binaries built as the Dockerfile builds them (GOWORK=off CGO_ENABLED=0 -trimpath
 #   -ldflags="-s -w", so /app is the same file), FROM scratch with Debian's CA certificates
 #   and a passwd entry for the non-root user 65532 (distroless' nonroot), running as that user;
-#   kwok's controller and Karpenter's KWOK provider, from bin/, with the libraries they link.
+#   kwok's controller, Karpenter's KWOK provider and the CloudStack CCM, from bin/, with the
+#   libraries they link.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_docker
@@ -46,11 +47,12 @@ binary_image() {
 	echo "$1"
 }
 
-step "app images: provider, fake cloud, kwok, Karpenter's KWOK provider"
+step "app images: provider, fake cloud, kwok, Karpenter's KWOK provider, CloudStack CCM"
 {
 	static_image "$(chart_repository karpenter-cloudstack):$(chart_version karpenter-cloudstack)" provider ./cmd/controller
 	static_image "$(chart_repository fakecloudstack):$(chart_version fakecloudstack)" fakecloudstack ./cmd/fakecloudstack
 	binary_image "registry.k8s.io/kwok/kwok:$(module_version kwok sigs.k8s.io/kwok)" kwok
 	binary_image "karpenter-cloudstack.local/karpenter-kwok:$(module_version karpenter-kwok sigs.k8s.io/karpenter)" karpenter-kwok
+	binary_image "karpenter-cloudstack.local/cloudstack-ccm:$(module_version cloudstack-ccm github.com/apache/cloudstack-kubernetes-provider)" cloudstack-ccm
 } >"$STATE/app-images.tmp"
 mv "$STATE/app-images.tmp" "$STATE/app-images"

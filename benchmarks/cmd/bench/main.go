@@ -63,6 +63,8 @@ type options struct {
 	coreEnv     []string
 	providerEnv []string
 	cluster     cluster.Tuning
+	// runtime is where the clusters run: cluster.RuntimeBinary or cluster.RuntimeKind.
+	runtime string
 	// render names a saved results JSON whose Markdown and plots are written again, next to
 	// it, instead of running anything.
 	render string
@@ -113,11 +115,15 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	fs.Float64Var(&o.cluster.HeartbeatFactor, "heartbeat-factor", 0, "kwokctl heartbeat factor of both clusters; 0 keeps the e2e framework's (1); raise it above 2,500 nodes")
 	fs.UintVar(&o.cluster.NodeLeaseParallelism, "node-lease-parallelism", 0, "node leases kwok renews at once in both clusters; 0 keeps kwok's 4, too few for 1,000 nodes on a loaded API server")
 	fs.UintVar(&o.cluster.NodeStageParallelism, "node-stage-parallelism", 0, "node stages (made Ready, status heartbeats) kwok plays at once in both clusters; 0 keeps kwok's 4, too few for 2,000 nodes arriving within a minute")
+	fs.StringVar(&o.runtime, "runtime", cluster.RuntimeBinary, "where the clusters run: binary (a kwokctl cluster per provider) or kind (the cluster of make kind-up, every provider installed with its chart); kind results are saved as <scenario>-<size>-kind")
 	fs.StringVar(&o.render, "render", "", "write the Markdown and plots of a saved results JSON again, next to it, without running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	o.cluster.ExtraArgs = strings.Fields(*kwokctlArgs)
+	if err := checkRuntime(fs, o.runtime); err != nil {
+		return o, err
+	}
 	if o.summarize && o.summary == "" {
 		return o, errors.New("-summarize needs -summary, the file to write")
 	}
@@ -137,7 +143,44 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	if o.size <= 0 {
 		return o, errors.New("-nodes must be positive")
 	}
+	if o.runtime == cluster.RuntimeKind && s.Calibration {
+		return o, fmt.Errorf("-runtime kind: %s calibrates a kwokctl cluster's control plane, run it on the binary runtime", s.ID)
+	}
 	return o, nil
+}
+
+// kwokctlFlags tune the clusters kwokctl creates; the kind cluster and its kwok are
+// tools/kind's, which they do not reach.
+var kwokctlFlags = []string{"kwokctl-args", "heartbeat-factor", "node-lease-parallelism", "node-stage-parallelism"}
+
+// checkRuntime refuses an unknown runtime and, on kind, the flags it would ignore.
+func checkRuntime(fs *flag.FlagSet, runtime string) error {
+	switch runtime {
+	case cluster.RuntimeBinary:
+		return nil
+	case cluster.RuntimeKind:
+		var set []string
+		fs.Visit(func(f *flag.Flag) {
+			if slices.Contains(kwokctlFlags, f.Name) {
+				set = append(set, "-"+f.Name)
+			}
+		})
+		if len(set) > 0 {
+			return fmt.Errorf("-runtime kind: %s tune kwokctl's clusters; the kind cluster is make kind-up's, drop them", strings.Join(set, ", "))
+		}
+		return nil
+	default:
+		return fmt.Errorf("-runtime %q: want %s or %s", runtime, cluster.RuntimeBinary, cluster.RuntimeKind)
+	}
+}
+
+// marker is the runtime as results record it: none for the binary runtime, as every run saved
+// before the runtime was recorded.
+func (o options) marker() string {
+	if o.runtime == cluster.RuntimeKind {
+		return report.RuntimeKind
+	}
+	return ""
 }
 
 // settings splits a comma-separated KEY=VALUE list; empty gives none.
@@ -158,6 +201,7 @@ func benchmark(ctx context.Context, o options) error {
 		Machine: machine(),
 		Started: started.Format(time.RFC3339),
 		Commit:  commit(o),
+		Runtime: o.marker(),
 	}
 	var err error
 	if result.LoadAverage.Started, err = procstat.ReadLoadAverage(); err != nil {
@@ -165,7 +209,7 @@ func benchmark(ctx context.Context, o options) error {
 	}
 	fmt.Fprintf(os.Stderr, "%s (%s), size %d\n", o.ID, o.Description, o.size)
 	ours := func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
-		return run.StartOurs(ctx, p, c, slices.Concat(o.coreEnv, o.providerEnv))
+		return run.StartOurs(ctx, p, o.runtime, c, slices.Concat(o.coreEnv, o.providerEnv))
 	}
 	if o.Calibration {
 		ours = run.StartCalibration
@@ -173,7 +217,7 @@ func benchmark(ctx context.Context, o options) error {
 	starts := []func(context.Context, framework.Paths, cluster.Tuning) (*run.Target, error){ours}
 	if o.baseline {
 		starts = append(starts, func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
-			return run.StartBaseline(ctx, p, c, o.coreEnv)
+			return run.StartBaseline(ctx, p, o.runtime, c, o.coreEnv)
 		})
 	}
 	for i, start := range starts {
@@ -200,7 +244,7 @@ func runOne(ctx context.Context, o options, start func(context.Context, framewor
 	if err != nil {
 		return report.Result{}, fmt.Errorf("resolving %s, %w", o.runs, err)
 	}
-	p.RunDir = filepath.Join(abs, fmt.Sprintf("%s-%s-%d-%d", started.Format("20060102-150405"), o.ID, o.size, i))
+	p.RunDir = filepath.Join(abs, fmt.Sprintf("%s-%s-%d", started.Format("20060102-150405"), report.Name(o.ID, o.size, o.marker()), i))
 	t, err := start(ctx, p, o.cluster)
 	if err != nil {
 		stop(ctx, t)
@@ -237,7 +281,7 @@ func stop(ctx context.Context, t *run.Target) bool {
 }
 
 func write(o options, r report.Run) error {
-	base := filepath.Join(o.out, fmt.Sprintf("%s-%d", o.ID, o.size))
+	base := filepath.Join(o.out, report.Name(o.ID, o.size, o.marker()))
 	if err := report.WriteJSON(base+".json", r); err != nil {
 		return err
 	}

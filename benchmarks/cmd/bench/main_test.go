@@ -30,6 +30,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 )
 
 func parse(args ...string) (options, error) {
@@ -44,7 +45,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.runs != filepath.Join(".bench", "runs") || o.timeout != 5*time.Minute ||
-		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize {
+		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize || o.runtime != cluster.RuntimeBinary || o.marker() != "" {
 		t.Errorf("defaults = %+v", o)
 	}
 }
@@ -78,6 +79,11 @@ func TestParseFlagsRejects(t *testing.T) {
 		{[]string{"-nodes", "many"}, "invalid value"},
 		{[]string{"-no-such-flag"}, "not defined"},
 		{[]string{"-summarize"}, "-summarize needs -summary"},
+		{[]string{"-runtime", "docker"}, `-runtime "docker": want binary or kind`},
+		{[]string{"-runtime", "kind", "-scenario", "S0"}, "S0 calibrates a kwokctl cluster's control plane"},
+		// The kind cluster's kwok is tools/kind's: kwokctl's tuning would be silently ignored.
+		{[]string{"-runtime", "kind", "-node-lease-parallelism", "32", "-kwokctl-args", ""}, "-kwokctl-args, -node-lease-parallelism tune kwokctl's clusters"},
+		{[]string{"-runtime", "kind", "-heartbeat-factor", "5"}, "-heartbeat-factor tune"},
 	} {
 		_, err := parse(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -86,6 +92,46 @@ func TestParseFlagsRejects(t *testing.T) {
 	}
 	if _, err := parse("-scenario", "S4", "-nodes", "20"); err != nil {
 		t.Errorf("S4 without a baseline: %v", err)
+	}
+}
+
+func TestParseFlagsReadsTheKindRuntime(t *testing.T) {
+	o, err := parse("-runtime", "kind", "-scenario", "S2", "-nodes", "500", "-baseline", "-core-env", "BATCH_MAX_DURATION=60s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.runtime != cluster.RuntimeKind || o.marker() != report.RuntimeKind || o.ID != "S2" || !o.baseline {
+		t.Errorf("options = %+v", o)
+	}
+}
+
+func TestAKindRunIsSavedApartAndSummarizedAsOnKind(t *testing.T) {
+	dir := t.TempDir()
+	o := options{size: 3, out: filepath.Join(dir, "results"), summary: filepath.Join(dir, "RESULTS.md"), runtime: cluster.RuntimeKind}
+	o.ID = "S2"
+	if err := os.Mkdir(o.out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := report.Run{Started: "2026-01-01T00:00:00Z", Runtime: o.marker(),
+		Results: []report.Result{{Scenario: "S2", Size: 3, Provider: "cloudstack", Completed: true, Seconds: 42}}}
+	if err := write(o, run); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := report.ReadJSON(filepath.Join(o.out, "S2-3-kind.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Runtime != report.RuntimeKind {
+		t.Errorf("saved runtime %q, want %q", saved.Runtime, report.RuntimeKind)
+	}
+	md, err := os.ReadFile(o.summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## S2, size 3, on kind", "[results/S2-3-kind.md](results/S2-3-kind.md)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
 	}
 }
 

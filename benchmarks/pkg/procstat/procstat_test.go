@@ -18,6 +18,8 @@ package procstat
 
 import (
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -78,5 +80,33 @@ func TestParseMemTotalGiBReadsMemTotal(t *testing.T) {
 	}
 	if _, err := ParseMemTotalGiB("MemFree: 1 kB\n"); err == nil || !strings.Contains(err.Error(), "no MemTotal line") {
 		t.Errorf("meminfo without MemTotal: error %v", err)
+	}
+}
+
+func TestResetPeakRSSForgetsAnEarlierPeak(t *testing.T) {
+	peak := func() float64 {
+		t.Helper()
+		u, err := Read(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.PeakRSSMiB
+	}
+	// 64 MiB touched, then dropped: the peak stays until reset.
+	func() {
+		ballast := make([]byte, 64<<20)
+		for i := range ballast {
+			ballast[i] = 1
+		}
+		runtime.KeepAlive(ballast)
+	}()
+	high := peak()
+	runtime.GC()
+	debug.FreeOSMemory()
+	if err := ResetPeakRSS(os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	if low := peak(); low > high-32 {
+		t.Errorf("peak RSS %v MiB after the reset, %v MiB before: the 64 MiB peak was not forgotten", low, high)
 	}
 }

@@ -101,7 +101,7 @@ func Markdown(run Run) string {
 		return "no results\n"
 	}
 	first := results[0]
-	fmt.Fprintf(&b, "### %s, size %d\n\n", first.Scenario, first.Size)
+	fmt.Fprintf(&b, "### %s\n\n", title(first.Scenario, first.Size, run.Runtime))
 	b.WriteString(provenance(run) + "\n\n")
 	b.WriteString(withoutCCM + "\n\n")
 	header := []string{"figure"}

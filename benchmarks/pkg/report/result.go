@@ -145,7 +145,32 @@ type Run struct {
 	// LoadAverage is the machine's 1, 5 and 15 minute load averages (/proc/loadavg) when the
 	// run started and when it ended: other work on the machine skews seconds, not counts.
 	LoadAverage LoadAverage `json:"loadAverage"`
-	Results     []Result    `json:"results"`
+	// Runtime is where the clusters ran: empty for kwokctl's binary runtime (every run saved
+	// before it was recorded), RuntimeKind for the kind cluster of `make kind-up`.
+	Runtime string   `json:"runtime,omitempty"`
+	Results []Result `json:"results"`
+}
+
+// RuntimeKind marks runs on the kind cluster, in the results and their file names.
+const RuntimeKind = "kind"
+
+// Name is a run's file name without extension, <scenario>-<size>, with -kind on kind: runs
+// on both runtimes keep their own results.
+func Name(scenario string, size int, runtime string) string {
+	name := fmt.Sprintf("%s-%d", scenario, size)
+	if runtime != "" {
+		name += "-" + runtime
+	}
+	return name
+}
+
+// title heads a run's table: scenario and size, and the runtime when it is kind.
+func title(scenario string, size int, runtime string) string {
+	t := fmt.Sprintf("%s, size %d", scenario, size)
+	if runtime != "" {
+		t += ", on " + runtime
+	}
+	return t
 }
 
 // LoadAverage is the machine's load when a run started and ended.

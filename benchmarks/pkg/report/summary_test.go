@@ -102,3 +102,31 @@ func TestReadDirRejectsAResultsFileWithoutResults(t *testing.T) {
 		t.Errorf("summary of an empty folder: error %v", err)
 	}
 }
+
+func TestSummaryKeepsKindRunsApartFromBinaryRuns(t *testing.T) {
+	binary := Saved{Path: "x/S1-100.json", Run: Run{Started: "2026-01-01T00:00:00Z", Results: results()}}
+	kindResults := results()
+	kindResults[0].Seconds = 77
+	kind := Saved{Path: "x/S1-100-kind.json", Run: Run{Started: "2026-01-02T00:00:00Z", Runtime: RuntimeKind, Results: kindResults}}
+	md := Summary(Latest([]Saved{kind, binary}), "x")
+	plain, onKind := strings.Index(md, "\n## S1, size 100\n"), strings.Index(md, "\n## S1, size 100, on kind\n")
+	if plain < 0 || onKind < plain {
+		t.Fatalf("want the binary run's section, then the kind run's:\n%s", md)
+	}
+	if !strings.Contains(md[onKind:], "| ours | 77s |") || strings.Contains(md[:onKind], "77s") {
+		t.Errorf("the kind run's figures are not in its own section:\n%s", md)
+	}
+	if !strings.Contains(md, "[x/S1-100-kind.md](x/S1-100-kind.md)") {
+		t.Errorf("the kind section does not link its own results:\n%s", md)
+	}
+}
+
+func TestNameMarksKindRuns(t *testing.T) {
+	for _, c := range []struct {
+		runtime, want string
+	}{{"", "S2-500"}, {RuntimeKind, "S2-500-kind"}} {
+		if got := Name("S2", 500, c.runtime); got != c.want {
+			t.Errorf("Name(S2, 500, %q) = %q, want %q", c.runtime, got, c.want)
+		}
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/catalog"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/charts"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
@@ -46,25 +47,32 @@ const (
 	readyTimeout = 2 * time.Minute
 )
 
-// StartBaseline brings up the same kind of cluster as StartOurs with Karpenter's KWOK
-// provider in place of the fake cloud and ours, seeing the fake's default world as its
+// StartBaseline brings up the same kind of cluster as StartOurs on runtime with Karpenter's
+// KWOK provider in place of the fake cloud and ours, seeing the fake's default world as its
 // instance-type catalogue; coreEnv are Karpenter core settings (KEY=VALUE) of the provider.
-func StartBaseline(ctx context.Context, p framework.Paths, settings cluster.Tuning, coreEnv []string) (*Target, error) {
+// On the binary runtime the provider is a process of the run, on kind its chart's Deployment.
+func StartBaseline(ctx context.Context, p framework.Paths, runtime string, settings cluster.Tuning, coreEnv []string) (*Target, error) {
 	ports, err := framework.NewSettings("bench-kwok")
 	if err != nil {
 		return nil, err
 	}
 	runner := process.NewRunner(p.RunDir)
-	t, err := startCluster(ctx, p, ports.ClusterName, "kwok", settings, func() error { return runner.Stop(kwokProviderName) })
+	stopProvider := func() error {
+		err := runner.Stop(kwokProviderName)
+		if runtime == cluster.RuntimeKind {
+			err = errors.Join(err, charts.Uninstall(p.Kubeconfig(), kwokRelease, kwokNamespace, chartTimeout))
+		}
+		return err
+	}
+	t, err := startCluster(ctx, p, runtime, ports.ClusterName, "kwok", settings, stopProvider)
 	if err != nil {
 		return t, err
 	}
-	t.pidFiles = pidFiles(p, t.cluster, kwokProviderName)
-	kwokCRDs, err := kwokCRDDir()
+	kwok, err := karpenterModule()
 	if err != nil {
 		return t, err
 	}
-	if err := framework.InstallCRDs(ctx, t.Client, kwokCRDs); err != nil {
+	if err := framework.InstallCRDs(ctx, t.Client, filepath.Join(kwok.Dir, "kwok", "apis", "crds")); err != nil {
 		return t, err
 	}
 	catalogPath := filepath.Join(p.RunDir, "instance-types.json")
@@ -72,11 +80,20 @@ func StartBaseline(ctx context.Context, p framework.Paths, settings cluster.Tuni
 		return t, err
 	}
 	provider := kwokProvider(p, ports, catalogPath, coreEnv)
+	if runtime == cluster.RuntimeKind {
+		if provider, err = installKwokProvider(ctx, p, t.Client, ports, catalogPath, coreEnv); err != nil {
+			return t, err
+		}
+	}
 	t.provisionerMetrics = provider.MetricsURL
 	if err := runner.Start(context.WithoutCancel(ctx), provider); err != nil {
 		return t, err
 	}
 	if err := runner.WaitReady(ctx, kwokProviderName, readyTimeout); err != nil {
+		return t, err
+	}
+	// As StartOurs: the kind cluster's control plane is measured from here on.
+	if err := t.measure(ctx, kwokProviderName); err != nil {
 		return t, err
 	}
 	if err := t.Client.Create(ctx, kwokNodeClass(NodePoolName)); err != nil {
@@ -110,23 +127,24 @@ func kwokProvider(p framework.Paths, ports framework.Settings, catalogPath strin
 }
 
 // StartCalibration brings up the cluster alone, for the calibration scenario, whose
-// workload brings its own nodes.
+// workload brings its own nodes. It calibrates kwokctl's control plane: binary runtime only.
 func StartCalibration(ctx context.Context, p framework.Paths, settings cluster.Tuning) (*Target, error) {
-	return startCluster(ctx, p, "bench-calibration", "kwok-only", settings, func() error { return nil })
+	return startCluster(ctx, p, cluster.RuntimeBinary, "bench-calibration", "kwok-only", settings, func() error { return nil })
 }
 
-// startCluster creates the kwokctl cluster of a run without the fake cloud, with Karpenter's
-// CRDs installed; stopProvisioner stops what the caller starts on it.
-func startCluster(ctx context.Context, p framework.Paths, name, provider string, settings cluster.Tuning, stopProvisioner func() error) (*Target, error) {
+// startCluster creates the cluster of a run without the fake cloud, with Karpenter's CRDs
+// installed, or on kind attaches to the kind cluster and clears it; stopProvisioner stops
+// what the caller starts on it.
+func startCluster(ctx context.Context, p framework.Paths, runtime, name, provider string, settings cluster.Tuning, stopProvisioner func() error) (*Target, error) {
 	if err := os.MkdirAll(p.RunDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run folder, %w", err)
 	}
 	if err := process.ClaimRun(p.RunDir); err != nil {
 		return nil, err
 	}
-	c := cluster.Options{Name: name, Runtime: cluster.RuntimeBinary, BinDir: p.BinDir, WorkDir: p.KwokDir(), Kubeconfig: p.Kubeconfig(),
-		Tuning: framework.DefaultTuning(settings)}
-	t := &Target{Provider: provider, paths: p, cluster: c, pidFiles: pidFiles(p, c), stop: func(ctx context.Context) error {
+	c := cluster.Options{Name: name, Runtime: runtime, BinDir: p.BinDir, WorkDir: p.KwokDir(), Kubeconfig: p.Kubeconfig(),
+		Tuning: framework.DefaultTuning(settings), KindKubeconfig: p.KindKubeconfig()}
+	t := &Target{Provider: provider, paths: p, cluster: c, stop: func(ctx context.Context) error {
 		return errors.Join(stopProvisioner(), cluster.Delete(ctx, c, p.LogPath("kwokctl")), os.RemoveAll(p.KwokDir()), process.Release(p.RunDir))
 	}}
 	if err := cluster.Create(ctx, c, p.LogPath("kwokctl")); err != nil {
@@ -137,6 +155,16 @@ func startCluster(ctx context.Context, p framework.Paths, name, provider string,
 		return t, err
 	}
 	t.Client = kube
+	if runtime == cluster.RuntimeKind {
+		if err := clearKind(ctx, kube); err != nil {
+			return t, err
+		}
+		stopAll := t.stop
+		t.stop = func(ctx context.Context) error { return errors.Join(stopAll(ctx), clearKind(ctx, kube)) }
+	}
+	if err := t.measure(ctx); err != nil {
+		return t, err
+	}
 	if t.apiServer, err = newAPIServer(p.Kubeconfig()); err != nil {
 		return t, err
 	}
@@ -164,16 +192,23 @@ func writeCatalog(path string) error {
 	return nil
 }
 
-// kwokCRDDir is the KWOKNodeClass CRD in the Karpenter module the workspace pins, which is
-// the version bin/karpenter-kwok is built from.
-func kwokCRDDir() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/karpenter").Output()
+// module is a Go module's version and folder in the module cache.
+type module struct{ Version, Dir string }
+
+// karpenterModule is the Karpenter module the workspace pins, the version bin/karpenter-kwok
+// and its kind image are built from: it holds the KWOKNodeClass CRD and the KWOK chart.
+func karpenterModule() (module, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}} {{.Dir}}", "sigs.k8s.io/karpenter").Output()
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
 			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(exit.Stderr))
 		}
-		return "", fmt.Errorf("locating the karpenter module (go list -m), %w", err)
+		return module{}, fmt.Errorf("locating the karpenter module (go list -m), %w", err)
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), "kwok", "apis", "crds"), nil
+	version, dir, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+	if !ok {
+		return module{}, fmt.Errorf("locating the karpenter module, go list -m printed %q", out)
+	}
+	return module{Version: version, Dir: dir}, nil
 }

@@ -218,6 +218,6 @@ func costs(ctx context.Context, t *Target, before counters, r *report.Result) er
 	if r.FailedDeployJobs, err = t.FailedDeployJobs(ctx); err != nil {
 		return err
 	}
-	r.Processes, err = t.Usage()
+	r.Processes, err = t.Usage(ctx)
 	return err
 }

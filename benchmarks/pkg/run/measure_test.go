@@ -138,11 +138,11 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 		_ = json.NewEncoder(w).Encode(stats.Calls{"deployVirtualMachine": {"200": 14, "533": 1}, "listZones": {"200": 3}, "listVirtualMachines": {"200": 6, "429": 2}})
 	}))
 	defer srv.Close()
-	pidFile := filepath.Join(t.TempDir(), "self.pid")
-	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n/usr/bin/self\n"), 0o644); err != nil {
+	pidPath := filepath.Join(t.TempDir(), "self.pid")
+	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n/usr/bin/self\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	target := &Target{Fake: admin.New(srv.URL, "token"), fakeMetrics: srv.URL + "/metrics", pidFiles: map[string]string{"self": pidFile},
+	target := &Target{Fake: admin.New(srv.URL, "token"), fakeMetrics: srv.URL + "/metrics", processes: map[string]pidSource{"self": pidFile(pidPath)},
 		apiServer: apiServer{client: http.DefaultClient, url: srv.URL + "/apiserver/metrics"}, provisionerMetrics: srv.URL + "/provisioner/metrics"}
 	r := report.Result{Nodes: 4, NodeClaims: 5}
 	before := counters{

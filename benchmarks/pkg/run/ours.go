@@ -19,6 +19,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,10 +37,11 @@ import (
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
-// StartOurs brings up the e2e environment (cluster, fake cloud, our provider) with a
-// NodeClass and NodePool, and waits until the NodeClass is ready so that the measured time
-// starts with a provisioner able to launch.
-func StartOurs(ctx context.Context, p framework.Paths, settings cluster.Tuning, providerEnv []string) (*Target, error) {
+// StartOurs brings up the e2e environment (cluster, fake cloud, our provider) on runtime
+// (cluster.RuntimeBinary or cluster.RuntimeKind) with a NodeClass and NodePool, and waits
+// until the NodeClass is ready so that the measured time starts with a provisioner able to
+// launch. On kind the cluster is cleared of an earlier run's objects first and after Stop.
+func StartOurs(ctx context.Context, p framework.Paths, runtime string, settings cluster.Tuning, providerEnv []string) (*Target, error) {
 	ports, err := framework.NewSettings("bench")
 	if err != nil {
 		return nil, err
@@ -48,13 +50,18 @@ func StartOurs(ctx context.Context, p framework.Paths, settings cluster.Tuning, 
 	if err := writeWorld(worldPath); err != nil {
 		return nil, err
 	}
-	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: ports, Runtime: cluster.RuntimeBinary, ProviderEnv: providerEnv,
+	if runtime == cluster.RuntimeKind {
+		if err := clearKindCluster(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: ports, Runtime: runtime, ProviderEnv: providerEnv,
 		ClusterTuning: settings, World: worldPath})
 	t := &Target{Provider: "cloudstack", stop: func(ctx context.Context) error {
 		if env == nil {
 			return nil
 		}
-		return env.Stop(ctx)
+		return errors.Join(env.Stop(ctx), clearAfter(ctx, env.Client, runtime))
 	}}
 	if env != nil {
 		t.paths, t.cluster = p, env.Cluster
@@ -67,7 +74,9 @@ func StartOurs(ctx context.Context, p framework.Paths, settings cluster.Tuning, 
 	if t.apiServer, err = newAPIServer(p.Kubeconfig()); err != nil {
 		return t, err
 	}
-	t.pidFiles = pidFiles(p, env.Cluster, component.FakeCloudName, component.ProviderName)
+	if err := t.measure(ctx, component.FakeCloudName, component.ProviderName); err != nil {
+		return t, err
+	}
 	nodeClass := objects.NodeClass(NodePoolName)
 	if err := t.Client.Create(ctx, nodeClass); err != nil {
 		return t, fmt.Errorf("creating node class, %w", err)

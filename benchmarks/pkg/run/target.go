@@ -33,8 +33,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/metrics"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 )
 
 // NodePoolName is the one NodePool of every run.
@@ -53,11 +53,15 @@ type Target struct {
 	// which runs none.
 	provisionerMetrics string
 	apiServer          apiServer
-	// pids lists the files holding the pid of each measured process.
-	pidFiles map[string]string
-	paths    framework.Paths
-	cluster  cluster.Options
-	stop     func(context.Context) error
+	// processes finds the pid of each measured process, by name.
+	processes map[string]pidSource
+	// since holds, for processes that outlive the run (the kind cluster's control plane),
+	// their usage when the run started, taken off their CPU seconds; their peak RSS was reset
+	// then.
+	since   map[string]procstat.Usage
+	paths   framework.Paths
+	cluster cluster.Options
+	stop    func(context.Context) error
 }
 
 // KeepClusterLogs copies the control plane's logs into the run folder's logs/, where they
@@ -107,17 +111,46 @@ func (t *Target) FailedDeployJobs(ctx context.Context) (int, error) {
 	return int(f.Sum("fakecloudstack_job_duration_seconds", map[string]string{"command": "deployVirtualMachine", "status": "failed"})), nil
 }
 
-// Usage reads the cost of every measured process still running.
-func (t *Target) Usage() (map[string]procstat.Usage, error) {
-	out := map[string]procstat.Usage{}
-	for name, file := range t.pidFiles {
-		pid, err := readPid(file)
+// startShared makes the usage of the named processes, which outlive the run, start now.
+func (t *Target) startShared(ctx context.Context, names []string) error {
+	t.since = map[string]procstat.Usage{}
+	for _, name := range names {
+		pid, err := t.processes[name](ctx)
 		if err != nil {
-			return out, err
+			return fmt.Errorf("finding %s, %w", name, err)
+		}
+		u, err := procstat.Read(pid)
+		if err != nil {
+			return fmt.Errorf("measuring %s, %w", name, err)
+		}
+		if err := procstat.ResetPeakRSS(pid); err != nil {
+			return err
+		}
+		t.since[name] = u
+	}
+	return nil
+}
+
+// pidSource finds a measured process when it is measured.
+type pidSource func(ctx context.Context) (int, error)
+
+// Usage reads the cost of every measured process still running.
+func (t *Target) Usage(ctx context.Context) (map[string]procstat.Usage, error) {
+	out := map[string]procstat.Usage{}
+	for name, find := range t.processes {
+		pid, err := find(ctx)
+		if err != nil {
+			return out, fmt.Errorf("finding %s, %w", name, err)
 		}
 		u, err := procstat.Read(pid)
 		if err != nil {
 			return out, fmt.Errorf("measuring %s, %w", name, err)
+		}
+		if start, ok := t.since[name]; ok {
+			if start.Pid != pid {
+				return out, fmt.Errorf("measuring %s, its process %d was replaced by %d during the run", name, start.Pid, pid)
+			}
+			u.CPUSeconds -= start.CPUSeconds
 		}
 		out[name] = u
 	}
@@ -139,17 +172,24 @@ func readPid(path string) (int, error) {
 	return pid, nil
 }
 
-// pidFiles are where the framework's runner and kwokctl's binary runtime keep the pids of
-// the processes a benchmark measures.
-func pidFiles(p framework.Paths, c cluster.Options, runnerNames ...string) map[string]string {
-	out := map[string]string{}
+// pidFiles finds the processes a benchmark measures on the binary runtime by the pid files
+// the framework's runner and kwokctl keep.
+func pidFiles(p framework.Paths, c cluster.Options, runnerNames ...string) map[string]pidSource {
+	out := map[string]pidSource{}
 	for _, n := range runnerNames {
-		out[n] = filepath.Join(p.RunDir, "pids", n+".pid")
+		out[n] = pidFile(filepath.Join(p.RunDir, "pids", n+".pid"))
 	}
-	for _, n := range []string{"kube-apiserver", "etcd"} {
-		out[n] = filepath.Join(c.WorkDir, "clusters", c.Name, "pids", n+".pid")
+	for _, n := range controlPlane {
+		out[n] = pidFile(filepath.Join(c.WorkDir, "clusters", c.Name, "pids", n+".pid"))
 	}
 	return out
+}
+
+// controlPlane are the cluster's processes every run measures.
+var controlPlane = []string{"kube-apiserver", "etcd"}
+
+func pidFile(path string) pidSource {
+	return func(context.Context) (int, error) { return readPid(path) }
 }
 
 // consolidateWhenEmpty lets Karpenter remove empty nodes at once, for scale-down runs.

@@ -50,23 +50,30 @@ func CCM(c CCMConfig) Component {
 	return Component{
 		Name:   CCMName,
 		Binary: c.Binary,
-		Args: []string{
-			"--cloud-provider=external-cloudstack",
-			"--cloud-config=" + c.CloudConfig,
-			"--controllers=cloud-node,cloud-node-lifecycle",
+		Args: append(CCMArgs(c.CloudConfig, c.NodeStatusUpdateFrequency),
 			// No --authentication-kubeconfig: it would read the request-header CA of
 			// kube-system/extension-apiserver-authentication, which a kwok cluster leaves
 			// empty, and log an error every few seconds; /healthz needs no authentication.
-			"--kubeconfig=" + c.Kubeconfig,
-			// One replica outside the cluster, as for the provider.
-			"--leader-elect=false",
+			"--kubeconfig="+c.Kubeconfig,
 			"--bind-address=127.0.0.1",
-			"--secure-port=" + strconv.Itoa(c.Port),
-			"--node-status-update-frequency=" + c.NodeStatusUpdateFrequency.String(),
-		},
+			"--secure-port="+strconv.Itoa(c.Port),
+		),
 		Ports:    map[string]int{"https": c.Port},
 		Deps:     []string{FakeCloudName},
 		ReadyURL: fmt.Sprintf("https://127.0.0.1:%d/healthz", c.Port),
+	}
+}
+
+// CCMArgs are the CCM's flags wherever it runs, a process of the run or a pod: its node
+// controllers, its cloud-config file and its node sync period, one replica without leader
+// election, as for the provider.
+func CCMArgs(cloudConfig string, nodeStatusUpdateFrequency time.Duration) []string {
+	return []string{
+		"--cloud-provider=external-cloudstack",
+		"--cloud-config=" + cloudConfig,
+		"--controllers=cloud-node,cloud-node-lifecycle",
+		"--leader-elect=false",
+		"--node-status-update-frequency=" + nodeStatusUpdateFrequency.String(),
 	}
 }
 
