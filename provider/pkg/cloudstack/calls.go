@@ -53,8 +53,23 @@ func (c *Client) DeleteAffinityGroup(ctx context.Context, scope Scope, id string
 	})
 }
 
-// deployCommand is the one command that adds load to the cloud; the throttle queues it apart.
+// deployCommand adds load to the cloud: the throttle queues it with the other calls that start
+// launches.
 const deployCommand = "deployVirtualMachine"
+
+type startingLaunchKey struct{}
+
+// StartingLaunch marks the calls made with ctx as the start of launches, like deploys: the
+// throttle queues them with the deploys, behind the calls that finish launches under way. The
+// search for a VM a predecessor deployed is one, listing every VM of the cluster.
+func StartingLaunch(ctx context.Context) context.Context {
+	return context.WithValue(ctx, startingLaunchKey{}, true)
+}
+
+// startsLaunch tells whether a call of command with ctx starts a launch.
+func startsLaunch(ctx context.Context, command string) bool {
+	return command == deployCommand || ctx.Value(startingLaunchKey{}) != nil
+}
 
 func (c *Client) DeployVirtualMachine(ctx context.Context, req DeployRequest) (Created, error) {
 	return call(ctx, c, deployCommand, func(cs *cloudstack.CloudStackClient) (Created, error) {

@@ -60,15 +60,15 @@ type throttle struct {
 	since time.Time
 	// pausedUntil holds every call after a 429: the limit is the account's, not the caller's.
 	pausedUntil time.Time
-	// deployTurn admits one deploy at a time to the limiter, so that a queue of deploys holds at
-	// most one rate slot ahead of any other call.
-	deployTurn chan struct{}
+	// launchTurn admits one call that starts a launch at a time to the limiter, so that a queue
+	// of deploys holds at most one rate slot ahead of any other call.
+	launchTurn chan struct{}
 }
 
 func newThrottle(clk clock.Clock, ceiling float64, burst int) *throttle {
 	t := &throttle{
 		clock: clk, limiter: rate.NewLimiter(rate.Limit(ceiling), max(burst, 1)), ceiling: ceiling, base: ceiling, since: clk.Now(),
-		deployTurn: make(chan struct{}, 1),
+		launchTurn: make(chan struct{}, 1),
 	}
 	APIRateLimit.Set(ceiling)
 	return t
@@ -77,14 +77,14 @@ func newThrottle(clk clock.Clock, ceiling float64, burst int) *throttle {
 // wait blocks until a call may be sent or ctx ends. The limiter serves callers in the order
 // they asked, and a burst of hundreds of deploys would book the next seconds to tens of
 // seconds; every other call (the tags that finish a launch, the job polls that report it, a
-// destroy) would wait behind all of them. Deploys therefore queue apart and enter the limiter
-// one at a time: they still leave at the full rate, while any other call waits for at most one
-// deploy's slot.
-func (t *throttle) wait(ctx context.Context, command string) error {
-	if command == deployCommand {
+// destroy) would wait behind all of them. Calls that start launches therefore queue apart and
+// enter the limiter one at a time: they still leave at the full rate, while any other call
+// waits for at most one of their slots.
+func (t *throttle) wait(ctx context.Context, startingLaunch bool) error {
+	if startingLaunch {
 		select {
-		case t.deployTurn <- struct{}{}:
-			defer func() { <-t.deployTurn }()
+		case t.launchTurn <- struct{}{}:
+			defer func() { <-t.launchTurn }()
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -89,7 +89,7 @@ func TestThrottleHoldsCallsForTheNamedWait(t *testing.T) {
 	th := newThrottle(clk, 1000, 1000)
 	th.refused(800 * time.Millisecond)
 	done := make(chan error, 1)
-	go func() { done <- th.wait(context.Background(), "listVirtualMachines") }()
+	go func() { done <- th.wait(context.Background(), false) }()
 	for !clk.HasWaiters() {
 		time.Sleep(time.Millisecond)
 	}
@@ -112,7 +112,7 @@ func TestThrottleHoldsCallsForTheNamedWait(t *testing.T) {
 	th.refused(time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := th.wait(ctx, "listVirtualMachines"); err == nil {
+	if err := th.wait(ctx, false); err == nil {
 		t.Fatal("a cancelled caller kept waiting for the throttle")
 	}
 }
@@ -126,7 +126,7 @@ func TestThrottleLetsOtherCallsAheadOfQueuedDeploys(t *testing.T) {
 	var wg sync.WaitGroup
 	for range deploys {
 		wg.Go(func() {
-			if err := th.wait(context.Background(), deployCommand); err != nil {
+			if err := th.wait(context.Background(), true); err != nil {
 				t.Error(err)
 			}
 			admitted.Add(1)
@@ -135,11 +135,31 @@ func TestThrottleLetsOtherCallsAheadOfQueuedDeploys(t *testing.T) {
 	for admitted.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	if err := th.wait(context.Background(), "createTags"); err != nil {
+	if err := th.wait(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
 	if n := admitted.Load(); n > 3 {
 		t.Errorf("createTags waited for %d of %d queued deploys", n, deploys)
 	}
 	wg.Wait()
+}
+
+// Deploys, and the calls a launch marks as its start, queue together; every other call goes
+// ahead of them.
+func TestCallsThatStartLaunchesAreDeploysAndMarkedCalls(t *testing.T) {
+	for _, c := range []struct {
+		ctx     context.Context
+		command string
+		want    bool
+	}{
+		{context.Background(), deployCommand, true},
+		{StartingLaunch(context.Background()), "listVirtualMachines", true},
+		{context.Background(), "listVirtualMachines", false},
+		{context.Background(), "createTags", false},
+		{context.Background(), "listAsyncJobs", false},
+	} {
+		if got := startsLaunch(c.ctx, c.command); got != c.want {
+			t.Errorf("%s (marked %t) starts a launch: %t, want %t", c.command, c.ctx.Value(startingLaunchKey{}) != nil, got, c.want)
+		}
+	}
 }

@@ -36,7 +36,7 @@ const lookupBatch = 500
 // lookupByName finds, for each name, a live VM of this cluster with that name, in one tag-filtered
 // listing per burst of launches.
 func (p *DefaultProvider) lookupByName(ctx context.Context, scope csapi.Scope, reqs []vmByName) ([]*cloudstack.VirtualMachine, error) {
-	vms, err := p.api.ListVirtualMachines(ctx, scope, csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
+	vms, err := p.api.ListVirtualMachines(csapi.StartingLaunch(ctx), scope, csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
 	if err != nil {
 		return nil, fmt.Errorf("listing cluster VMs, %w", err)
 	}
@@ -63,7 +63,7 @@ func (p *DefaultProvider) getByIDs(ctx context.Context, scope csapi.Scope, reqs 
 }
 
 func (p *DefaultProvider) listByIDs(ctx context.Context, scope csapi.Scope, ids []string) ([]*cloudstack.VirtualMachine, error) {
-	vms, err := p.api.ListVirtualMachines(ctx, scope, csapi.VMFilter{IDs: ids})
+	vms, err := p.api.ListVirtualMachines(csapi.StartingLaunch(ctx), scope, csapi.VMFilter{IDs: ids})
 	if csapi.IsNotFound(err) && len(ids) > 1 {
 		vms = nil
 		for _, id := range ids {
