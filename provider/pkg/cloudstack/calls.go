@@ -66,8 +66,8 @@ func StartingLaunch(ctx context.Context) context.Context {
 	return context.WithValue(ctx, startingLaunchKey{}, true)
 }
 
-// startsLaunch tells whether a call of command with ctx starts a launch.
-func startsLaunch(ctx context.Context, command string) bool {
+// StartsLaunch tells whether a call of command with ctx starts a launch.
+func StartsLaunch(ctx context.Context, command string) bool {
 	return command == deployCommand || ctx.Value(startingLaunchKey{}) != nil
 }
 

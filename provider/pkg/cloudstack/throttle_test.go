@@ -158,7 +158,7 @@ func TestCallsThatStartLaunchesAreDeploysAndMarkedCalls(t *testing.T) {
 		{context.Background(), "createTags", false},
 		{context.Background(), "listAsyncJobs", false},
 	} {
-		if got := startsLaunch(c.ctx, c.command); got != c.want {
+		if got := StartsLaunch(c.ctx, c.command); got != c.want {
 			t.Errorf("%s (marked %t) starts a launch: %t, want %t", c.command, c.ctx.Value(startingLaunchKey{}) != nil, got, c.want)
 		}
 	}

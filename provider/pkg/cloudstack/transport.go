@@ -70,7 +70,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
-		if err := t.throttle.wait(t.ctx, startsLaunch(t.ctx, command)); err != nil {
+		if err := t.throttle.wait(t.ctx, StartsLaunch(t.ctx, command)); err != nil {
 			return nil, err
 		}
 		resp, err := t.send(req, body)

@@ -34,6 +34,8 @@ import (
 type Call struct {
 	Command string
 	Args    any
+	// StartsLaunch is whether the client's throttle would queue the call with the deploys.
+	StartsLaunch bool
 }
 
 type failure struct {
@@ -160,7 +162,7 @@ func (a *API) begin(ctx context.Context, command string, args any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	a.calls = append(a.calls, Call{Command: command, Args: args})
+	a.calls = append(a.calls, Call{Command: command, Args: args, StartsLaunch: csapi.StartsLaunch(ctx, command)})
 	a.settle()
 	if f := take(a.callFailures, command); f != nil {
 		return f.err

@@ -420,3 +420,28 @@ func TestACustomShapeTheCloudRefusesIsMarkedUnavailableEverywhere(t *testing.T) 
 		t.Fatalf("a shape within the maximum failed: %v", err)
 	}
 }
+
+// The search for a predecessor's VM starts a launch and queues with the deploys at the
+// throttle; a Get only observes and goes ahead of them.
+func TestPredecessorLookupsQueueWithDeploysAndGetsDoNot(t *testing.T) {
+	e := newEnv(t)
+	launch, err := e.create(t, test.NodeClaim("node-q", "gplarge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.provider.Get(context.Background(), launch.Instance.ID); err != nil {
+		t.Fatal(err)
+	}
+	calls := e.api.Calls("listVirtualMachines")
+	if len(calls) != 2 {
+		t.Fatalf("want the lookup's listing and the Get's, got %d listings", len(calls))
+	}
+	if lookup, get := calls[0], calls[1]; !lookup.StartsLaunch || get.StartsLaunch {
+		t.Errorf("lookup starts a launch: %t (want true); Get starts a launch: %t (want false)", lookup.StartsLaunch, get.StartsLaunch)
+	}
+	for _, deploy := range e.api.Calls("deployVirtualMachine") {
+		if !deploy.StartsLaunch {
+			t.Error("a deploy was not queued as the start of a launch")
+		}
+	}
+}

@@ -63,7 +63,7 @@ func (p *DefaultProvider) getByIDs(ctx context.Context, scope csapi.Scope, reqs 
 }
 
 func (p *DefaultProvider) listByIDs(ctx context.Context, scope csapi.Scope, ids []string) ([]*cloudstack.VirtualMachine, error) {
-	vms, err := p.api.ListVirtualMachines(csapi.StartingLaunch(ctx), scope, csapi.VMFilter{IDs: ids})
+	vms, err := p.api.ListVirtualMachines(ctx, scope, csapi.VMFilter{IDs: ids})
 	if csapi.IsNotFound(err) && len(ids) > 1 {
 		vms = nil
 		for _, id := range ids {
