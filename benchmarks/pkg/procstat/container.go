@@ -59,7 +59,7 @@ func ContainerProcess(procRoot, containerID string) (int, error) {
 		if err != nil {
 			continue
 		}
-		parent, err := ParseParent(string(stat))
+		parent, err := parseParent(string(stat))
 		if err != nil {
 			return 0, err
 		}
@@ -77,11 +77,13 @@ func ContainerProcess(procRoot, containerID string) (int, error) {
 	}
 }
 
-// ParseParent reads the parent pid (field 4) of a /proc/<pid>/stat line.
-func ParseParent(stat string) (int, error) {
-	end := strings.LastIndexByte(stat, ')')
-	fields := strings.Fields(stat[end+1:])
-	if end < 0 || len(fields) < 2 {
+// parseParent reads the parent pid (field 4) of a /proc/<pid>/stat line.
+func parseParent(stat string) (int, error) {
+	fields, err := statFields(stat)
+	if err != nil {
+		return 0, err
+	}
+	if len(fields) < 2 {
 		return 0, fmt.Errorf("parsing stat %q, no parent pid", stat)
 	}
 	ppid, err := strconv.Atoi(fields[1])

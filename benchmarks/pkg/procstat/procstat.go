@@ -86,15 +86,23 @@ func ParseLoadAverage(line string) (LoadAverage, error) {
 	return l, nil
 }
 
-// ParseCPUSeconds adds user and system time (fields 14 and 15) of a /proc/<pid>/stat line.
-// The command name in parentheses may hold spaces, so fields are counted after its ')'.
-func ParseCPUSeconds(stat string) (float64, error) {
+// statFields are the fields of a /proc/<pid>/stat line from field 3 (state) on. The command
+// name in parentheses may hold spaces, so fields are counted after its ')'.
+func statFields(stat string) ([]string, error) {
 	end := strings.LastIndexByte(stat, ')')
 	if end < 0 {
-		return 0, fmt.Errorf("parsing stat, no command name")
+		return nil, fmt.Errorf("parsing stat, no command name")
 	}
-	// After ')' come field 3 (state) onwards, so utime and stime are the 12th and 13th.
-	fields := strings.Fields(stat[end+1:])
+	return strings.Fields(stat[end+1:]), nil
+}
+
+// ParseCPUSeconds adds user and system time (fields 14 and 15) of a /proc/<pid>/stat line.
+func ParseCPUSeconds(stat string) (float64, error) {
+	fields, err := statFields(stat)
+	if err != nil {
+		return 0, err
+	}
+	// utime and stime are fields 14 and 15, the 12th and 13th from field 3.
 	if len(fields) < 13 {
 		return 0, fmt.Errorf("parsing stat, %d fields after the command name", len(fields))
 	}
