@@ -115,20 +115,29 @@ func (t *Target) FailedDeployJobs(ctx context.Context) (int, error) {
 func (t *Target) startShared(ctx context.Context, names []string) error {
 	t.since = map[string]procstat.Usage{}
 	for _, name := range names {
-		pid, err := t.processes[name](ctx)
+		u, err := t.read(ctx, name)
 		if err != nil {
-			return fmt.Errorf("finding %s, %w", name, err)
+			return err
 		}
-		u, err := procstat.Read(pid)
-		if err != nil {
-			return fmt.Errorf("measuring %s, %w", name, err)
-		}
-		if err := procstat.ResetPeakRSS(pid); err != nil {
+		if err := procstat.ResetPeakRSS(u.Pid); err != nil {
 			return err
 		}
 		t.since[name] = u
 	}
 	return nil
+}
+
+// read finds the named process and reads its usage.
+func (t *Target) read(ctx context.Context, name string) (procstat.Usage, error) {
+	pid, err := t.processes[name](ctx)
+	if err != nil {
+		return procstat.Usage{}, fmt.Errorf("finding %s, %w", name, err)
+	}
+	u, err := procstat.Read(pid)
+	if err != nil {
+		return procstat.Usage{}, fmt.Errorf("measuring %s, %w", name, err)
+	}
+	return u, nil
 }
 
 // pidSource finds a measured process when it is measured.
@@ -137,18 +146,14 @@ type pidSource func(ctx context.Context) (int, error)
 // Usage reads the cost of every measured process still running.
 func (t *Target) Usage(ctx context.Context) (map[string]procstat.Usage, error) {
 	out := map[string]procstat.Usage{}
-	for name, find := range t.processes {
-		pid, err := find(ctx)
+	for name := range t.processes {
+		u, err := t.read(ctx, name)
 		if err != nil {
-			return out, fmt.Errorf("finding %s, %w", name, err)
-		}
-		u, err := procstat.Read(pid)
-		if err != nil {
-			return out, fmt.Errorf("measuring %s, %w", name, err)
+			return out, err
 		}
 		if start, ok := t.since[name]; ok {
-			if start.Pid != pid {
-				return out, fmt.Errorf("measuring %s, its process %d was replaced by %d during the run", name, start.Pid, pid)
+			if start.Pid != u.Pid {
+				return out, fmt.Errorf("measuring %s, its process %d was replaced by %d during the run", name, start.Pid, u.Pid)
 			}
 			u.CPUSeconds -= start.CPUSeconds
 		}
