@@ -72,10 +72,12 @@ const (
 var kindPods = func() map[string]framework.Pods {
 	pods := maps.Clone(framework.ChartPods)
 	pods[kwokProviderName] = framework.ReleasePods(kwokNamespace, kwokRelease)
-	// kubeadm's static pods carry their component's name in the label "component".
+	// kubeadm's static pods carry their component's name in the label "component"; kwok is
+	// tools/kind's install of its own kustomization.
 	for _, name := range controlPlane {
 		pods[name] = framework.Pods{Namespace: "kube-system", Selector: "component=" + name}
 	}
+	pods[kwokController] = framework.Pods{Namespace: "kube-system", Selector: "app=" + kwokController}
 	return pods
 }()
 

@@ -190,8 +190,12 @@ func pidFiles(p framework.Paths, c cluster.Options, runnerNames ...string) map[s
 	return out
 }
 
-// controlPlane are the cluster's processes every run measures.
-var controlPlane = []string{"kube-apiserver", "etcd"}
+// controlPlane are the cluster's processes every run measures: what competes with the
+// providers for the machine's cores, and what stops a run that does not complete.
+var controlPlane = []string{"kube-apiserver", "etcd", "kube-scheduler", "kube-controller-manager", kwokController}
+
+// kwokController is kwok's process, which plays every node's kubelet status.
+const kwokController = "kwok-controller"
 
 func pidFile(path string) pidSource {
 	return func(context.Context) (int, error) { return readPid(path) }
