@@ -58,6 +58,7 @@ var figures = []figure{
 	{"provider CPU seconds", ofProvider(func(u procstat.Usage) float64 { return u.CPUSeconds }), "", hasProvider, true},
 	{"provider peak RSS", ofProvider(func(u procstat.Usage) float64 { return u.PeakRSSMiB }), " MiB", hasProvider, true},
 	{"API requests per node (all clients)", Result.TotalAPIRequestsPerNode, "", func(r Result) bool { return r.APIRequestsPerNode != nil }, true},
+	{"API conflicts (409) per node", Result.TotalAPIConflictsPerNode, "", func(r Result) bool { return len(r.APIConflictsPerNode) > 0 }, false},
 	{"provisioner's API requests per node", Result.TotalProvisionerAPIRequestsPerNode, "", reconciled, false},
 	{"provisioner's reconciles per node", Result.TotalReconcilesPerNode, "", reconciled, false},
 }
@@ -132,6 +133,9 @@ func Markdown(run Run) string {
 	b.WriteString(callsTable(first))
 	b.WriteString(perNodeTable("API requests per node by resource and verb, all clients", "resource verb", results, func(r Result) map[string]float64 {
 		return flatten(r.APIRequestsPerNode)
+	}))
+	b.WriteString(perNodeTable("API conflicts (409) per node by resource and verb", "resource verb", results, func(r Result) map[string]float64 {
+		return flatten(r.APIConflictsPerNode)
 	}))
 	b.WriteString(perNodeTable("The provisioner's own API requests per node by resource and verb", "resource verb", results, func(r Result) map[string]float64 {
 		return flatten(r.ProvisionerAPIRequestsPerNode)

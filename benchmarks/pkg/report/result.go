@@ -79,6 +79,10 @@ type Result struct {
 	// watch counts when it ends. APIRequestsPerNode divides them by max(nodes, NodeClaims).
 	APIRequests        stats.Counts                  `json:"apiRequests,omitempty"`
 	APIRequestsPerNode map[string]map[string]float64 `json:"apiRequestsPerNode,omitempty"`
+	// APIConflicts are those of APIRequests answered 409 Conflict, a write from a stale copy
+	// that its writer retries (core's registration requeues its NodeClaim); per node as above.
+	APIConflicts        stats.Counts                  `json:"apiConflicts,omitempty"`
+	APIConflictsPerNode map[string]map[string]float64 `json:"apiConflictsPerNode,omitempty"`
 	// ProvisionerAPIRequests are the provisioner's own requests over the run, by resource and
 	// verb as above (the client-go metrics Karpenter registers); ProvisionerAPIRequestsPerNode
 	// divides them the same way.
@@ -107,6 +111,9 @@ func (r Result) TotalCallsPerNode() float64 { return sum(r.CallsPerNode) }
 
 // TotalAPIRequestsPerNode sums APIRequestsPerNode.
 func (r Result) TotalAPIRequestsPerNode() float64 { return sumNested(r.APIRequestsPerNode) }
+
+// TotalAPIConflictsPerNode sums APIConflictsPerNode.
+func (r Result) TotalAPIConflictsPerNode() float64 { return sumNested(r.APIConflictsPerNode) }
 
 // TotalProvisionerAPIRequestsPerNode sums ProvisionerAPIRequestsPerNode.
 func (r Result) TotalProvisionerAPIRequestsPerNode() float64 {

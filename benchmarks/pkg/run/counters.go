@@ -35,6 +35,9 @@ type counters struct {
 	calls stats.Counts
 	// requests are kube-apiserver's apiserver_request_total by resource and verb.
 	requests stats.Counts
+	// conflicts are the requests among them answered 409 Conflict: writes with a stale
+	// resourceVersion, which their writer retries.
+	conflicts stats.Counts
 	// reconciles are the provisioner's controller_runtime_reconcile_total by controller and
 	// result.
 	reconciles stats.Counts
@@ -72,9 +75,11 @@ func (t *Target) counters(ctx context.Context) (counters, error) {
 	if err != nil {
 		return c, fmt.Errorf("reading the API server's metrics, %w", err)
 	}
-	c.requests = countBy(server, "apiserver_request_total", func(l map[string]string) (string, string) {
+	byResourceAndVerb := func(l map[string]string) (string, string) {
 		return resourceKey(l["resource"], l["group"], l["subresource"]), l["verb"]
-	})
+	}
+	c.requests = countBy(server, "apiserver_request_total", byResourceAndVerb)
+	c.conflicts = countWhere(server, "apiserver_request_total", func(l map[string]string) bool { return l["code"] == "409" }, byResourceAndVerb)
 	if t.provisionerMetrics == "" {
 		return c, nil
 	}
@@ -96,8 +101,16 @@ func (t *Target) counters(ctx context.Context) (counters, error) {
 // countBy turns the series of the named counter into counts under the two keys keys picks
 // from their labels; series with the same keys add up.
 func countBy(f metrics.Families, name string, keys func(labels map[string]string) (string, string)) stats.Counts {
+	return countWhere(f, name, func(map[string]string) bool { return true }, keys)
+}
+
+// countWhere is countBy over the series keep accepts.
+func countWhere(f metrics.Families, name string, keep func(labels map[string]string) bool, keys func(labels map[string]string) (string, string)) stats.Counts {
 	out := stats.Counts{}
 	f.Each(name, func(labels map[string]string, v float64) {
+		if !keep(labels) {
+			return
+		}
 		first, second := keys(labels)
 		out.Add(first, second, int(v))
 	})

@@ -209,6 +209,8 @@ func costs(ctx context.Context, t *Target, before counters, r *report.Result) er
 	}
 	r.APIRequests = after.requests.Sub(before.requests)
 	r.APIRequestsPerNode = r.APIRequests.PerNodeEach(nodes)
+	r.APIConflicts = after.conflicts.Sub(before.conflicts)
+	r.APIConflictsPerNode = r.APIConflicts.PerNodeEach(nodes)
 	if after.reconciles != nil {
 		r.Reconciles = after.reconciles.Sub(before.reconciles)
 		r.ReconcilesPerNode = r.Reconciles.PerNode(nodes)

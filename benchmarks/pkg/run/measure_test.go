@@ -96,6 +96,8 @@ const apiServerMetrics = `# TYPE apiserver_request_total counter
 apiserver_request_total{code="201",component="apiserver",dry_run="",group="karpenter.sh",resource="nodeclaims",scope="cluster",subresource="",verb="POST"} 5
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="karpenter.sh",resource="nodeclaims",scope="cluster",subresource="status",verb="PATCH"} 12
 apiserver_request_total{code="409",component="apiserver",dry_run="",group="karpenter.sh",resource="nodeclaims",scope="cluster",subresource="status",verb="PATCH"} 3
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="nodes",scope="cluster",subresource="",verb="PATCH"} 4
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="nodes",scope="cluster",subresource="",verb="PATCH"} 6
 apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="binding",verb="POST"} 4
 apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="",verb="GET"} 9
 `
@@ -148,6 +150,7 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	before := counters{
 		calls:            stats.Calls{"deployVirtualMachine": {"200": 4}, "listZones": {"200": 3}},
 		requests:         stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 5}, "(no resource)": {"GET": 9}},
+		conflicts:        stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 3}},
 		reconciles:       stats.Counts{"nodeclass": {"success": 2}},
 		providerRequests: stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 10}},
 	}
@@ -165,9 +168,13 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 		t.Errorf("429s %d 533s %d failed jobs %d", r.Throttled, r.NoCapacity, r.FailedDeployJobs)
 	}
 	// The resource names its group and subresource; a status patch's answers add up.
-	wantRequests := map[string]map[string]float64{"nodeclaims.karpenter.sh": {"POST": 1}, "nodeclaims.karpenter.sh/status": {"PATCH": 2}, "pods/binding": {"POST": 0.8}}
+	wantRequests := map[string]map[string]float64{"nodeclaims.karpenter.sh": {"POST": 1}, "nodeclaims.karpenter.sh/status": {"PATCH": 2}, "nodes": {"PATCH": 2}, "pods/binding": {"POST": 0.8}}
 	if !reflect.DeepEqual(r.APIRequestsPerNode, wantRequests) {
 		t.Errorf("API requests per node = %v, want %v", r.APIRequestsPerNode, wantRequests)
+	}
+	// Only the 409 answers of the run are conflicts: the status patches' came before it.
+	if want := map[string]map[string]float64{"nodes": {"PATCH": 0.8}}; !reflect.DeepEqual(r.APIConflictsPerNode, want) {
+		t.Errorf("API conflicts per node = %v, want %v", r.APIConflictsPerNode, want)
 	}
 	if r.ReconcilesPerNode["nodeclaim.lifecycle"] != 6 || len(r.ReconcilesPerNode) != 1 {
 		t.Errorf("reconciles per node = %v, want the lifecycle's 30 over 5 claims, none of the node class's", r.ReconcilesPerNode)
