@@ -126,6 +126,13 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 20
 	$(BENCH_SCALE) -scenario S4 -nodes 1000 -timeout 15m
 	$(BENCH_SCALE) -scenario S5 -nodes 1000 -baseline -timeout 15m
 
+# S2 at 5,000 on both providers: heartbeats ten times a kubelet's interval, 32 kwok workers of
+# each kind, the burst's batch window, and core's cluster-state metrics off: at 5,000
+# NodeClaims, deleting their series on every condition change takes most of a provider's CPU.
+.PHONY: bench-5000
+bench-5000: tools build ## S2 at 5000 nodes with the baseline, core's cluster-state metrics off (about 45 minutes)
+	$(BENCH) -heartbeat-factor 10 -node-lease-parallelism 32 -node-stage-parallelism 32 -core-env BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s,DISABLE_CLUSTER_STATE_OBSERVABILITY=true -scenario S2 -nodes 5000 -baseline -timeout 20m
+
 # The launch benchmarks on the kind cluster (tools/kind/README.md): both providers and the fake
 # cloud installed with their charts, kwok in the cluster. kind-up loads the images just built.
 BENCH_KIND_S1 ?= 1000
