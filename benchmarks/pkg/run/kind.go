@@ -72,8 +72,8 @@ const (
 var kindPods = func() map[string]framework.Pods {
 	pods := maps.Clone(framework.ChartPods)
 	pods[kwokProviderName] = framework.ReleasePods(kwokNamespace, kwokRelease)
-	// kubeadm's static pods carry their component's name in the label "component"; kwok is
-	// tools/kind's install of its own kustomization.
+	// kubeadm's static pods carry their component's name in the label "component"; kwok's pod
+	// carries the label its own kustomization gives it, which tools/kind installs.
 	for _, name := range controlPlane {
 		pods[name] = framework.Pods{Namespace: "kube-system", Selector: "component=" + name}
 	}
