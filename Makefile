@@ -130,7 +130,7 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 20
 # each kind, the burst's batch window, and core's cluster-state metrics off: at 5,000
 # NodeClaims, deleting their series on every condition change takes most of a provider's CPU.
 .PHONY: bench-5000
-bench-5000: tools build ## S2 at 5000 nodes with the baseline, core's cluster-state metrics off (about 45 minutes)
+bench-5000: tools build ## S2 at 5000 nodes with the baseline, core's cluster-state metrics off (about 35 minutes)
 	$(BENCH) -heartbeat-factor 10 -node-lease-parallelism 32 -node-stage-parallelism 32 -core-env BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s,DISABLE_CLUSTER_STATE_OBSERVABILITY=true -scenario S2 -nodes 5000 -baseline -timeout 20m
 
 # The launch benchmarks on the kind cluster (tools/kind/README.md): both providers and the fake
