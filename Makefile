@@ -100,7 +100,8 @@ BENCH_SCALE := $(BENCH) -heartbeat-factor 5 -node-lease-parallelism 32
 # S2's burst of 2,000 pods, on both providers: Karpenter core's batch window makes one scheduling
 # round of it instead of several, each simulated against the nodes of the last; kwok then gets
 # 2,000 nodes within a minute and needs more than its 4 node-stage workers to make them Ready.
-BENCH_BURST := -core-env BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s -node-stage-parallelism 16
+BATCH_WINDOW := BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s
+BENCH_BURST := -core-env $(BATCH_WINDOW) -node-stage-parallelism 16
 
 .PHONY: bench-fake
 bench-fake: ## The fake cloud's Go benchmarks on 2 cores, written to fakecloudstack/benchmarks.md
@@ -131,7 +132,7 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 20
 # NodeClaims, deleting their series on every condition change takes most of a provider's CPU.
 .PHONY: bench-5000
 bench-5000: tools build ## S2 at 5000 nodes with the baseline, core's cluster-state metrics off (about 35 minutes)
-	$(BENCH) -heartbeat-factor 10 -node-lease-parallelism 32 -node-stage-parallelism 32 -core-env BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s,DISABLE_CLUSTER_STATE_OBSERVABILITY=true -scenario S2 -nodes 5000 -baseline -timeout 20m
+	$(BENCH) -heartbeat-factor 10 -node-lease-parallelism 32 -node-stage-parallelism 32 -core-env $(BATCH_WINDOW),DISABLE_CLUSTER_STATE_OBSERVABILITY=true -scenario S2 -nodes 5000 -baseline -timeout 20m
 
 # The launch benchmarks on the kind cluster (tools/kind/README.md): both providers and the fake
 # cloud installed with their charts, kwok in the cluster. kind-up loads the images just built.
