@@ -118,6 +118,24 @@ type told struct {
 	hosts     int // zone-b's host count, as last acknowledged
 }
 
+func (g *told) counts() (deployed, destroyed int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.deployed), len(g.destroyed)
+}
+
+// waitFor waits until the clients were told of at least so many deploys and destroys. It
+// counts answers rather than sleeping a fixed time: on a loaded machine a job can miss
+// cloudstack-go's first poll, and its next one comes a second later, then two.
+func (g *told) waitFor(deployed, destroyed int, limit time.Duration) bool {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if d, x := g.counts(); d >= deployed && x >= destroyed {
+			return true
+		}
+	}
+	return false
+}
+
 // TestKilledMidChurnLosesNothingAcknowledged kills the server with SIGKILL while clients
 // deploy, destroy and resize a zone, restarts it on the same state file, and checks it against
 // every answer the clients got: acknowledged VMs and jobs exist, VMs reported destroyed stay
@@ -140,16 +158,17 @@ func TestKilledMidChurnLosesNothingAcknowledged(t *testing.T) {
 			churn(ctx, p, got, zoneA, i)
 		}()
 	}
-	time.Sleep(3 * time.Second)
+	time.Sleep(3 * time.Second) // churn for a while, then for at least so many answers
+	if !got.waitFor(16, 4, time.Minute) {
+		deployed, destroyed := got.counts()
+		t.Fatalf("the churn did too little in a minute: %d deployed, %d destroyed", deployed, destroyed)
+	}
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = p.cmd.Wait()
 	cancel()
 	wg.Wait()
-	if len(got.deployed) == 0 || len(got.destroyed) == 0 {
-		t.Fatalf("the churn did too little before the kill: %d deployed, %d destroyed", len(got.deployed), len(got.destroyed))
-	}
 
 	t.Logf("before the kill: %d deploys, %d destroys acknowledged", len(got.deployed), len(got.destroyed))
 	p = startProcess(t, dir)
