@@ -39,17 +39,21 @@ func TestParseCPUSecondsCountsFieldsAfterTheCommandName(t *testing.T) {
 	}
 }
 
-func TestParsePeakRSSMiBReadsVmHWM(t *testing.T) {
-	status := "Name:\tetcd\nVmPeak:\t  900000 kB\nVmHWM:\t  307200 kB\nVmRSS:\t  1024 kB\n"
-	got, err := ParsePeakRSSMiB(status)
+func TestParseMemoryMiBReadsVmHWMAndRssFile(t *testing.T) {
+	status := "Name:\tetcd\nVmPeak:\t  900000 kB\nVmHWM:\t  307200 kB\nVmRSS:\t  1024 kB\n" +
+		"RssAnon:\t     512 kB\nRssFile:\t   40960 kB\n"
+	peak, file, err := ParseMemoryMiB(status)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != 300 {
-		t.Errorf("peak = %v MiB, want 300", got)
+	if peak != 300 || file != 40 {
+		t.Errorf("peak, file = %v, %v MiB, want 300, 40", peak, file)
 	}
-	if _, err := ParsePeakRSSMiB("Name:\tkthreadd\n"); err == nil {
+	if _, _, err := ParseMemoryMiB("Name:\tkthreadd\n"); err == nil {
 		t.Error("a status without VmHWM (a kernel thread) parsed")
+	}
+	if _, _, err := ParseMemoryMiB("Name:\told\nVmHWM:\t  1024 kB\n"); err == nil {
+		t.Error("a status without RssFile parsed")
 	}
 }
 
@@ -68,7 +72,7 @@ func TestReadOwnProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.PeakRSSMiB <= 0 || u.CPUSeconds < 0 || u.Pid != os.Getpid() {
+	if u.PeakRSSMiB <= 0 || u.FileRSSMiB <= 0 || u.FileRSSMiB > u.PeakRSSMiB || u.CPUSeconds < 0 || u.Pid != os.Getpid() {
 		t.Errorf("usage of the test itself = %+v", u)
 	}
 }

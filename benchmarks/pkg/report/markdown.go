@@ -57,6 +57,7 @@ var figures = []figure{
 	{"failed deploy jobs", func(r Result) float64 { return float64(r.FailedDeployJobs) }, "", clouded, true},
 	{"provider CPU seconds", ofProvider(func(u procstat.Usage) float64 { return u.CPUSeconds }), "", hasProvider, true},
 	{"provider peak RSS", ofProvider(func(u procstat.Usage) float64 { return u.PeakRSSMiB }), " MiB", hasProvider, true},
+	{"provider file-backed RSS at the end (its binary)", ofProvider(func(u procstat.Usage) float64 { return u.FileRSSMiB }), " MiB", hasFileRSS, false},
 	{"API requests per node (all clients)", Result.TotalAPIRequestsPerNode, "", func(r Result) bool { return r.APIRequestsPerNode != nil }, true},
 	{"API conflicts (409) per node", Result.TotalAPIConflictsPerNode, "", func(r Result) bool { return len(r.APIConflictsPerNode) > 0 }, false},
 	{"provisioner's API requests per node", Result.TotalProvisionerAPIRequestsPerNode, "", reconciled, false},
@@ -69,6 +70,11 @@ func ProviderProcess(provider string) string { return "karpenter-" + provider }
 func hasProvider(r Result) bool {
 	_, ok := r.Processes[ProviderProcess(r.Provider)]
 	return ok
+}
+
+// hasFileRSS is true for results measured since the file-backed resident set was.
+func hasFileRSS(r Result) bool {
+	return r.Processes[ProviderProcess(r.Provider)].FileRSSMiB > 0
 }
 
 // ofProvider is a figure of the provider's own process.

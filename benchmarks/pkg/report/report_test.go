@@ -74,6 +74,19 @@ func TestMarkdownLeavesOutWhatARunCannotHave(t *testing.T) {
 	}
 }
 
+func TestMarkdownShowsTheFileBackedRSSOnceMeasured(t *testing.T) {
+	rs := results()
+	if md := Markdown(Run{Results: rs}); strings.Contains(md, "file-backed") {
+		t.Errorf("a run measured before the file-backed RSS was lists it:\n%s", md)
+	}
+	rs[0].Processes["karpenter-cloudstack"] = procstat.Usage{PeakRSSMiB: 150, FileRSSMiB: 40}
+	rs[1].Processes = map[string]procstat.Usage{"karpenter-kwok": {PeakRSSMiB: 140, FileRSSMiB: 32}}
+	want := "| provider peak RSS | 150 MiB | 140 MiB | 1.07x |\n| provider file-backed RSS at the end (its binary) | 40 MiB | 32 MiB | 1.25x |\n"
+	if md := Markdown(Run{Results: rs}); !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
+	}
+}
+
 func TestMarkdownListsRequestsAndReconcilesPerNode(t *testing.T) {
 	rs := results()
 	rs[0].APIRequestsPerNode = map[string]map[string]float64{"nodeclaims.karpenter.sh/status": {"PATCH": 3}, "secrets": {"CREATE": 1, "LIST": 0.01}}
