@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
@@ -155,27 +156,28 @@ func (g *gatedAPI) ListVirtualMachines(ctx context.Context, scope csapi.Scope, f
 }
 
 // queuedGets runs Get(first), and while its call is held, Gets of ids; it returns the errors of
-// the queued Gets and the ids of every listVirtualMachines call.
-func queuedGets(t *testing.T, e *env, first string, ids []string) ([]error, [][]string) {
+// the queued Gets and the ids of every listVirtualMachines call. The Gets run in a synctest
+// bubble, which tells when each is blocked: the first in its call, the others queued behind
+// it. The provider is made outside, since its caches' janitors never end; the gate's channels
+// inside, since only a bubble's own channels block durably.
+func queuedGets(t *testing.T, e *env, first string, ids []string) (errs []error, calls [][]string) {
 	t.Helper()
-	api := &gatedAPI{API: e.api, entered: make(chan struct{}), release: make(chan struct{})}
+	api := &gatedAPI{API: e.api}
 	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName}, nil, e.unavailable, nil, nil, nil, cache.NewInstances())
-	ctx := context.Background()
-	go func() { _, _ = provider.Get(ctx, first) }()
-	<-api.entered
-	errs := make([]error, len(ids))
-	var started, done sync.WaitGroup
-	for i, id := range ids {
-		started.Add(1)
-		done.Go(func() {
-			started.Done()
-			_, errs[i] = provider.Get(ctx, id)
-		})
-	}
-	started.Wait()
-	time.Sleep(50 * time.Millisecond) // from started to queued is a mutex and an append
-	close(api.release)
-	done.Wait()
+	synctest.Test(t, func(t *testing.T) {
+		api.entered, api.release = make(chan struct{}), make(chan struct{})
+		ctx := context.Background()
+		go func() { _, _ = provider.Get(ctx, first) }()
+		<-api.entered
+		errs = make([]error, len(ids))
+		var done sync.WaitGroup
+		for i, id := range ids {
+			done.Go(func() { _, errs[i] = provider.Get(ctx, id) })
+		}
+		synctest.Wait()
+		close(api.release)
+		done.Wait()
+	})
 	return errs, api.ids
 }
 
