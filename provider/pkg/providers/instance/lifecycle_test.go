@@ -160,16 +160,16 @@ func (g *gatedAPI) ListVirtualMachines(ctx context.Context, scope csapi.Scope, f
 // bubble, which tells when each is blocked: the first in its call, the others queued behind
 // it. The provider is made outside, since its caches' janitors never end; the gate's channels
 // inside, since only a bubble's own channels block durably.
-func queuedGets(t *testing.T, e *env, first string, ids []string) (errs []error, calls [][]string) {
+func queuedGets(t *testing.T, e *env, first string, ids []string) ([]error, [][]string) {
 	t.Helper()
 	api := &gatedAPI{API: e.api}
+	errs := make([]error, len(ids))
 	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName}, nil, e.unavailable, nil, nil, nil, cache.NewInstances())
 	synctest.Test(t, func(t *testing.T) {
 		api.entered, api.release = make(chan struct{}), make(chan struct{})
 		ctx := context.Background()
 		go func() { _, _ = provider.Get(ctx, first) }()
 		<-api.entered
-		errs = make([]error, len(ids))
 		var done sync.WaitGroup
 		for i, id := range ids {
 			done.Go(func() { _, errs[i] = provider.Get(ctx, id) })
