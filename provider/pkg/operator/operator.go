@@ -63,6 +63,7 @@ type Operator struct {
 // NewOperator builds the provider's graph from options that Parse accepted.
 func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Context, *Operator) {
 	setMemoryLimit(ctx, os.DirFS("/"))
+	lo.Must0(stripManagedFields(ctx, op.GetCache(), clusterSizedKinds...))
 	opts := FromContext(ctx)
 	creds := opts.Credentials()
 	api := lo.Must(csapi.NewClient(creds, csapi.WithRateLimit(opts.RateLimit, opts.RateBurst)))
