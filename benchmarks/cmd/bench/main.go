@@ -55,7 +55,9 @@ type options struct {
 	scenario.Scenario
 	size     int
 	baseline bool
-	out      string
+	// repeat is the number of paired runs (ours, then the baseline) of the invocation.
+	repeat int
+	out    string
 	// runs receives each provider's run folder (logs, kubeconfig).
 	runs    string
 	timeout time.Duration
@@ -104,6 +106,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	id := fs.String("scenario", "S1", "scenario of benchmarks/README.md: "+strings.Join(scenario.IDs(), ", "))
 	fs.IntVar(&o.size, "nodes", 100, "scale of the scenario: nodes for S0 and S3, pods for S1, pods (one node each) for S2, S4 and S5")
 	fs.BoolVar(&o.baseline, "baseline", false, "also run the scenario with Karpenter's KWOK provider and report ratios")
+	fs.IntVar(&o.repeat, "repeat", 1, "paired runs of ours and the baseline, each on fresh clusters, reported with each run's ratios and their median; odd, so that the median is one run's ratio")
 	fs.StringVar(&o.out, "out", ".bench", "folder for the results: <scenario>-<size>.json, .md and plots")
 	fs.StringVar(&o.runs, "runs", filepath.Join(".bench", "runs"), "folder for each provider's run folder (logs), deleted when the run completes")
 	fs.StringVar(&o.summary, "summary", "", "after the run, write this file (benchmarks/RESULTS.md) from the latest result of each scenario and size in -out")
@@ -142,6 +145,12 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	}
 	if o.size <= 0 {
 		return o, errors.New("-nodes must be positive")
+	}
+	if o.repeat < 1 || o.repeat%2 == 0 {
+		return o, fmt.Errorf("-repeat %d: want an odd number of runs, so that the median is one run's ratio", o.repeat)
+	}
+	if o.repeat > 1 && !o.baseline {
+		return o, errors.New("-repeat reports the median of ratios to the baseline: add -baseline")
 	}
 	if o.runtime == cluster.RuntimeKind && s.Calibration {
 		return o, fmt.Errorf("-runtime kind: %s calibrates a kwokctl cluster's control plane, run it on the binary runtime", s.ID)
@@ -220,12 +229,23 @@ func benchmark(ctx context.Context, o options) error {
 			return run.StartBaseline(ctx, p, o.runtime, c, o.coreEnv)
 		})
 	}
-	for i, start := range starts {
-		r, err := runOne(ctx, o, start, started, i)
-		if err != nil {
-			return err
+	for round := range o.repeat {
+		if o.repeat > 1 {
+			fmt.Fprintf(os.Stderr, "paired run %d of %d\n", round+1, o.repeat)
 		}
-		result.Results = append(result.Results, r)
+		var pair []report.Result
+		for i, start := range starts {
+			r, err := runOne(ctx, o, start, started, round*len(starts)+i)
+			if err != nil {
+				return err
+			}
+			pair = append(pair, r)
+		}
+		if round == 0 {
+			result.Results = pair
+		} else {
+			result.Repeats = append(result.Repeats, pair)
+		}
 	}
 	if result.LoadAverage.Ended, err = procstat.ReadLoadAverage(); err != nil {
 		return err

@@ -45,18 +45,18 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.runs != filepath.Join(".bench", "runs") || o.timeout != 5*time.Minute ||
-		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize || o.runtime != cluster.RuntimeBinary || o.marker() != "" {
+		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize || o.runtime != cluster.RuntimeBinary || o.marker() != "" || o.repeat != 1 {
 		t.Errorf("defaults = %+v", o)
 	}
 }
 
 func TestParseFlagsReadsEverySetting(t *testing.T) {
-	o, err := parse("-scenario", "S2", "-nodes", "2000", "-baseline", "-out", "/tmp/b", "-timeout", "10m",
+	o, err := parse("-scenario", "S2", "-nodes", "2000", "-baseline", "-repeat", "3", "-out", "/tmp/b", "-timeout", "10m",
 		"-core-env", "BATCH_MAX_DURATION=60s,BATCH_IDLE_DURATION=5s", "-provider-env", "CLOUDSTACK_RATE_LIMIT=25", "-node-lease-parallelism", "32", "-node-stage-parallelism", "16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ID != "S2" || o.size != 2000 || !o.baseline || o.out != "/tmp/b" || o.timeout != 10*time.Minute || o.cluster.NodeLeaseParallelism != 32 || o.cluster.NodeStageParallelism != 16 {
+	if o.ID != "S2" || o.size != 2000 || !o.baseline || o.repeat != 3 || o.out != "/tmp/b" || o.timeout != 10*time.Minute || o.cluster.NodeLeaseParallelism != 32 || o.cluster.NodeStageParallelism != 16 {
 		t.Errorf("options = %+v", o)
 	}
 	if want := []string{"BATCH_MAX_DURATION=60s", "BATCH_IDLE_DURATION=5s"}; !slices.Equal(o.coreEnv, want) {
@@ -79,6 +79,9 @@ func TestParseFlagsRejects(t *testing.T) {
 		{[]string{"-nodes", "many"}, "invalid value"},
 		{[]string{"-no-such-flag"}, "not defined"},
 		{[]string{"-summarize"}, "-summarize needs -summary"},
+		{[]string{"-baseline", "-repeat", "2"}, "-repeat 2: want an odd number"},
+		{[]string{"-baseline", "-repeat", "0"}, "-repeat 0: want an odd number"},
+		{[]string{"-repeat", "3"}, "-repeat reports the median of ratios to the baseline: add -baseline"},
 		{[]string{"-runtime", "docker"}, `-runtime "docker": want binary or kind`},
 		{[]string{"-runtime", "kind", "-scenario", "S0"}, "S0 calibrates a kwokctl cluster's control plane"},
 		// The kind cluster's kwok is tools/kind's: kwokctl's tuning would be silently ignored.

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
 )
 
 // figure is one measured quantity of a result: a row of a run's table and, when key, a column
@@ -135,6 +136,7 @@ func Markdown(run Run) string {
 		}
 		writeRow(&b, cells)
 	}
+	b.WriteString(repeatsTable(run))
 	b.WriteString(processTable(results))
 	b.WriteString(callsTable(first))
 	b.WriteString(perNodeTable("API requests per node by resource and verb, all clients", "resource verb", results, func(r Result) map[string]float64 {
@@ -292,8 +294,61 @@ func format(v float64) string {
 }
 
 func ratio(ours, base float64) string {
+	return formatRatio(ratioOf(ours, base))
+}
+
+// ratioOf is ours / base, NaN when either is missing or base is zero.
+func ratioOf(ours, base float64) float64 {
 	if base == 0 || math.IsNaN(ours) || math.IsNaN(base) {
+		return math.NaN()
+	}
+	return ours / base
+}
+
+func formatRatio(r float64) string {
+	if math.IsNaN(r) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2fx", ours/base)
+	return fmt.Sprintf("%.2fx", r)
+}
+
+// medianRatio is the median of a figure's ratio over a run's paired runs, NaN when some run
+// has no ratio for it. Rounds are odd in number (-repeat), so the median is one run's ratio.
+func medianRatio(f figure, rounds [][]Result) float64 {
+	ratios := make([]float64, 0, len(rounds))
+	for _, pair := range rounds {
+		r := ratioOf(f.value(pair[0]), f.value(pair[1]))
+		if math.IsNaN(r) {
+			return r
+		}
+		ratios = append(ratios, r)
+	}
+	return stats.Percentile(ratios, 50)
+}
+
+// repeatsTable gives, for a run repeated with -repeat, each figure's ratio in every paired run
+// and their median: a single run's latency ratio swings with what the machine and the control
+// plane happen to do, the median of several much less.
+func repeatsTable(run Run) string {
+	rounds := run.Rounds()
+	if len(rounds) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nRatio in each of the %d paired runs, each on fresh clusters, and their median (the tables above and below and the plots are run 1's)\n\n", len(rounds))
+	header := []string{"figure"}
+	for i := range rounds {
+		header = append(header, fmt.Sprintf("run %d", i+1))
+	}
+	header = append(header, "median")
+	writeRow(&b, header)
+	writeRow(&b, slices.Repeat([]string{"---"}, len(header)))
+	for _, f := range applicable(slices.Concat(rounds...)) {
+		cells := []string{f.name}
+		for _, pair := range rounds {
+			cells = append(cells, ratio(f.value(pair[0]), f.value(pair[1])))
+		}
+		writeRow(&b, append(cells, formatRatio(medianRatio(f, rounds))))
+	}
+	return b.String()
 }

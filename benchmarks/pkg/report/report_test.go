@@ -109,6 +109,38 @@ func TestMarkdownListsRequestsAndReconcilesPerNode(t *testing.T) {
 	}
 }
 
+// repeated is a run of three paired runs whose times to all pods running have ratios 1.5, 0.5
+// and 1.25; the second run's KWOK provider has no peak RSS.
+func repeated() Run {
+	second, third := results(), results()
+	second[0].Seconds = 20
+	third[0].Seconds, third[1].Seconds = 50, 40
+	for _, rs := range [][]Result{second, third} {
+		rs[1].Processes = map[string]procstat.Usage{"karpenter-kwok": {PeakRSSMiB: 100}}
+	}
+	second[1].Processes = nil
+	return Run{Results: results(), Repeats: [][]Result{second, third}}
+}
+
+func TestMarkdownOfARepeatedRunGivesEveryRunsRatioAndTheMedian(t *testing.T) {
+	md := Markdown(repeated())
+	for _, want := range []string{
+		"| figure | run 1 | run 2 | run 3 | median |",
+		"| time to all pods running (scale-down: all nodes gone) | 1.50x | 0.50x | 1.25x | 1.25x |",
+		// A run without the figure's ratio leaves the median out rather than take two runs'.
+		"| provider peak RSS | - | - | 1.50x | - |",
+		// The first run's table is still there.
+		"| time to all pods running (scale-down: all nodes gone) | 60s | 40s | 1.50x |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if single := Markdown(Run{Results: results()}); strings.Contains(single, "median") {
+		t.Errorf("a single run has a median:\n%s", single)
+	}
+}
+
 func TestMarkdownWithoutBaselineHasNoRatio(t *testing.T) {
 	md := Markdown(Run{Results: results()[:1]})
 	if strings.Contains(md, "ratio") {
@@ -286,7 +318,7 @@ func TestLatencyPlotBarsAreTheBucketCounts(t *testing.T) {
 
 func TestRunRoundTripsThroughJSON(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
-	run := Run{Results: results()}
+	run := repeated()
 	run.Results[0].Latencies.PodStartup = []float64{1, 2.5, 30}
 	run.Results[1].Error = "waiting: [\n  1,\n  2\n] stays as it was"
 	if err := WriteJSON(path, run); err != nil {

@@ -156,7 +156,13 @@ type Run struct {
 	// before it was recorded), RuntimeKind for the kind cluster of `make kind-up`.
 	Runtime string   `json:"runtime,omitempty"`
 	Results []Result `json:"results"`
+	// Repeats are the paired runs after the first of a -repeat invocation, each ours then the
+	// baseline on fresh clusters, as Results is the first. Runs saved without it have none.
+	Repeats [][]Result `json:"repeats,omitempty"`
 }
+
+// Rounds are the run's paired runs: Results, then each of Repeats.
+func (r Run) Rounds() [][]Result { return append([][]Result{r.Results}, r.Repeats...) }
 
 // RuntimeKind marks runs on the kind cluster, in the results and their file names.
 const RuntimeKind = "kind"

@@ -103,17 +103,30 @@ func Summary(runs []Saved, resultsDir string) string {
 		}
 		writeRow(&b, header)
 		writeRow(&b, slices.Repeat([]string{"---"}, len(header)))
+		// A repeated run's rows are its first paired run's, its median the last row.
+		rounds := s.Run.Rounds()
+		which := ""
+		if len(rounds) > 1 {
+			which = ", run 1"
+		}
 		for _, r := range results {
-			cells := []string{label(r)}
+			cells := []string{label(r) + which}
 			for _, f := range columns {
 				cells = append(cells, cell(f, r))
 			}
 			writeRow(&b, cells)
 		}
 		if len(results) == 2 {
-			cells := []string{"ratio"}
+			cells := []string{"ratio" + which}
 			for _, f := range columns {
 				cells = append(cells, ratio(f.value(results[0]), f.value(results[1])))
+			}
+			writeRow(&b, cells)
+		}
+		if len(rounds) > 1 {
+			cells := []string{fmt.Sprintf("ratio, median of %d runs", len(rounds))}
+			for _, f := range columns {
+				cells = append(cells, formatRatio(medianRatio(f, rounds)))
 			}
 			writeRow(&b, cells)
 		}

@@ -90,6 +90,20 @@ func TestSummaryTakesEveryKeyFigureFromTheJSON(t *testing.T) {
 	}
 }
 
+func TestSummaryOfARepeatedRunAddsTheMedianRatio(t *testing.T) {
+	md := Summary([]Saved{{Path: "x/S1-100.json", Run: repeated()}}, "x")
+	for _, want := range []string{
+		"| ours, run 1 | 60s |",
+		"| KWOK provider (incomplete), run 1 | 40s |",
+		"| ratio, run 1 | 1.50x |",
+		"| ratio, median of 3 runs | 1.25x | 1.00x | - | - | - | - | - | - | - |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+}
+
 func TestReadDirRejectsAResultsFileWithoutResults(t *testing.T) {
 	dir := t.TempDir()
 	if err := WriteJSON(filepath.Join(dir, "empty.json"), Run{}); err != nil {
