@@ -108,10 +108,10 @@ bench-fake: ## The fake cloud's Go benchmarks on 2 cores, written to fakecloudst
 	$(GO) run ./fakecloudstack/cmd/benchreport -out fakecloudstack/benchmarks.md
 
 .PHONY: bench
-bench: tools build ## Small scale: S0 at 200 nodes, S1 at 100 pods, S2 at 200 nodes (under 10 minutes)
+bench: tools build ## Small scale: S0 at 200 nodes, S1 at 100 pods, S2 at 200 nodes, 3 paired runs with the baseline
 	$(BENCH) -scenario S0 -nodes 200 -timeout 3m
-	$(BENCH) -scenario S1 -nodes 100 -baseline -timeout 3m
-	$(BENCH) -scenario S2 -nodes 200 -baseline -timeout 3m
+	$(BENCH) -scenario S1 -nodes 100 -baseline -repeat 3 -timeout 3m
+	$(BENCH) -scenario S2 -nodes 200 -baseline -repeat 3 -timeout 3m
 
 .PHONY: bench-launch
 bench-launch: tools build ## Launch latency and memory at default settings: S1 at 1000 pods, S2 at 500 nodes, 3 paired runs with the baseline
