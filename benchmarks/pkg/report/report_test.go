@@ -45,9 +45,19 @@ func results() []Result {
 	return []Result{ours, base}
 }
 
+// expectContains fails for each of wants that text, the named rendering, lacks.
+func expectContains(t *testing.T, name, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", name, want, text)
+		}
+	}
+}
+
 func TestMarkdownShowsRatiosAndEveryProcess(t *testing.T) {
 	md := Markdown(Run{Command: "bench -scenario S1", Machine: "2 cores", Results: results()})
-	for _, want := range []string{
+	expectContains(t, "markdown", md,
 		"| time to all pods running (scale-down: all nodes gone) | 60s | 40s | 1.50x |",
 		"| kwok (incomplete) |",
 		"| CloudStack calls per node | 1.5 | 0 | - |",
@@ -55,11 +65,7 @@ func TestMarkdownShowsRatiosAndEveryProcess(t *testing.T) {
 		"| deployVirtualMachine | 200: 20, 429: 2 | 1.1 |",
 		"`bench -scenario S1`",
 		"Without the CloudStack CCM",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	)
 }
 
 func TestMarkdownLeavesOutWhatARunCannotHave(t *testing.T) {
@@ -93,17 +99,13 @@ func TestMarkdownListsRequestsAndReconcilesPerNode(t *testing.T) {
 	rs[1].APIRequestsPerNode = map[string]map[string]float64{"nodeclaims.karpenter.sh/status": {"PATCH": 2}}
 	rs[0].ReconcilesPerNode = map[string]float64{"nodeclass": 0.5}
 	md := Markdown(Run{Results: rs, LoadAverage: LoadAverage{Started: procstat.LoadAverage{2.5, 1, 0.25}}})
-	for _, want := range []string{
+	expectContains(t, "markdown", md,
 		"| API requests per node (all clients) | 4.01 | 2 | 2.00x |",
 		"| provisioner's reconciles per node | 0.5 | 0 | - |",
 		"| nodeclaims.karpenter.sh/status PATCH | 3 | 2 | 1.50x |\n| secrets CREATE | 1 | 0 | - |\n",
 		"| nodeclass | 0.5 | 0 | - |",
 		"Load average (1, 5, 15 min) 2.5/1/0.25 at the start",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	)
 	if strings.Contains(md, "secrets LIST") {
 		t.Errorf("a request made once in a hundred nodes is listed:\n%s", md)
 	}
@@ -124,18 +126,14 @@ func repeated() Run {
 
 func TestMarkdownOfARepeatedRunGivesEveryRunsRatioAndTheMedian(t *testing.T) {
 	md := Markdown(repeated())
-	for _, want := range []string{
+	expectContains(t, "markdown", md,
 		"| figure | run 1 | run 2 | run 3 | median |",
 		"| time to all pods running (scale-down: all nodes gone) | 1.50x | 0.50x | 1.25x | 1.25x |",
 		// A run without the figure's ratio leaves the median out rather than take two runs'.
 		"| provider peak RSS | - | - | 1.50x | - |",
 		// The first run's table is still there.
 		"| time to all pods running (scale-down: all nodes gone) | 60s | 40s | 1.50x |",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	)
 	if single := Markdown(Run{Results: results()}); strings.Contains(single, "median") {
 		t.Errorf("a single run has a median:\n%s", single)
 	}
