@@ -27,6 +27,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 // binary is the provider built from this package's source for the tests, so that they never
@@ -183,5 +188,44 @@ func TestStartupAcceptsAGoodConfiguration(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Without Karpenter's CRDs the provider cannot cache NodeClaims: it says so in one line and
+// exits 1, as for a refused setting, instead of panicking.
+func TestStartupWithoutKarpentersCRDsIsOneLine(t *testing.T) {
+	if _, err := test.Binary("kube-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := repo.BinDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := &envtest.Environment{BinaryAssetsDirectory: dir}
+	if _, err := bare.Start(); err != nil {
+		t.Fatalf("starting a kube-apiserver without CRDs, %v", err)
+	}
+	t.Cleanup(func() { _ = bare.Stop() })
+	admin, err := bare.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := admin.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := startupEnv(t)
+	env["KUBECONFIG"] = writeFile(t, string(kubeconfig))
+	env["DISABLE_LEADER_ELECTION"] = "true"
+
+	code, stdout, stderr := start(t, env)
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1:\n%s%s", code, stdout, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "install the chart's CRDs") || !strings.Contains(lines[0], `kind "NodeClaim"`) {
+		t.Fatalf("stderr is not one line naming NodeClaim and the fix:\n%s", stderr)
+	}
+	if strings.Contains(stdout+stderr, "goroutine ") {
+		t.Fatalf("a stack trace:\n%s%s", stdout, stderr)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,6 +46,9 @@ type transformable interface {
 func stripManagedFields(ctx context.Context, c cache.Cache, objects ...client.Object) error {
 	for _, obj := range objects {
 		informer, err := c.GetInformer(ctx, obj)
+		if meta.IsNoMatchError(err) {
+			return fmt.Errorf("caching %T: the API server does not serve it (install the chart's CRDs), %w", obj, err)
+		}
 		if err != nil {
 			return fmt.Errorf("getting the informer for %T, %w", obj, err)
 		}

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -88,6 +90,19 @@ func TestCachedClusterSizedKindsHaveNoManagedFields(t *testing.T) {
 			t.Errorf("updating %T from its cached copy cleared its managedFields on the API server", obj)
 		}
 	}
+
+	t.Run("a kind the API server does not serve is an error naming the fix", func(t *testing.T) {
+		unserved := &unstructured.Unstructured{}
+		unserved.SetGroupVersionKind(schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1", Kind: "NodeClaimNotInstalled"})
+		fresh, err := cache.New(env.Config, cache.Options{Scheme: scheme.Scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = stripManagedFields(ctx, fresh, unserved)
+		if err == nil || !strings.Contains(err.Error(), "install the chart's CRDs") || !strings.Contains(err.Error(), "NodeClaimNotInstalled") {
+			t.Fatalf("stripManagedFields for an unserved kind = %v, want an error naming it and the chart's CRDs", err)
+		}
+	})
 
 	t.Run("a started informer is an error naming the kind", func(t *testing.T) {
 		err := stripManagedFields(ctx, informers, coretest.Node())
