@@ -28,8 +28,10 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 )
 
-// clusterSizedKinds are the cached kinds whose count grows with the cluster: one Node and
-// NodeClaim per node, and every Pod. Everything else the manager caches is a handful.
+// clusterSizedKinds are the cached kinds that grow with every node and every pod: a Node and a
+// NodeClaim per node, and every Pod. Core caches other kinds too (volumes, CSINodes,
+// DaemonSets), some through informers it opens only once the manager runs, when a transform
+// can no longer be set.
 var clusterSizedKinds = []client.Object{&corev1.Pod{}, &corev1.Node{}, &karpv1.NodeClaim{}}
 
 // transformable is the part of client-go's shared informer that controller-runtime's
@@ -39,10 +41,10 @@ type transformable interface {
 }
 
 // stripManagedFields makes the cache keep objects of these kinds without their managedFields.
-// Neither core nor this provider reads them, and they are a large share of every cached Pod
-// and Node. Core builds the manager without a cache transform, so the transform goes onto
-// each informer, which must not have started yet. Updates stay safe: the API server keeps
-// an object's managedFields when a write leaves them out.
+// Neither core nor this provider reads them, and every cached copy would carry them. Core
+// builds the manager without a cache transform, so the transform goes onto each informer,
+// which must not have started yet. Updates stay safe: the API server keeps an object's
+// managedFields when a write leaves them out.
 func stripManagedFields(ctx context.Context, c cache.Cache, objects ...client.Object) error {
 	for _, obj := range objects {
 		informer, err := c.GetInformer(ctx, obj)
