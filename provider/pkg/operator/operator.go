@@ -20,7 +20,6 @@ package operator
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"time"
 
@@ -64,11 +63,8 @@ type Operator struct {
 // NewOperator builds the provider's graph from options that Parse accepted.
 func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Context, *Operator) {
 	setMemoryLimit(ctx, os.DirFS("/"))
-	if err := stripManagedFields(ctx, op.GetCache(), clusterSizedKinds...); err != nil {
-		// A missing CRD is the likely cause: one line, as for a refused setting.
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	// A missing CRD is the likely failure: one line, as for a refused setting.
+	exitOnError(stripManagedFields(ctx, op.GetCache(), clusterSizedKinds...))
 	opts := FromContext(ctx)
 	creds := opts.Credentials()
 	api := lo.Must(csapi.NewClient(creds, csapi.WithRateLimit(opts.RateLimit, opts.RateBurst)))

@@ -35,7 +35,13 @@ import (
 // every refused setting is one line on stderr and the exit code is 1. A request for help is
 // left to core, which prints the usage.
 func ParseOptionsOrExit(args []string) {
-	if err := parseOptions(args); err != nil {
+	exitOnError(parseOptions(args))
+}
+
+// exitOnError ends a start-up that cannot go on: the error as one line on stderr and exit
+// code 1, never a panic's stack trace.
+func exitOnError(err error) {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
