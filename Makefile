@@ -175,6 +175,17 @@ kind-image: $(KIND_IMAGE_BINARIES) ## Build the kind node image and the images i
 kind-up: kind-image ## Start docker if needed and a kind cluster with kwok in it; kubeconfig in .kind/kubeconfig
 	@tools/kind/cluster.sh up
 
+# Karpenter's own e2e suites from the karpenter module (e2e/README.md#karpenters-own-suites),
+# unmodified, against the provider and the fake cloud on the kind cluster; writes
+# e2e/UPSTREAM.md. Not part of `make test`: the three suites take hours.
+UPSTREAM_SUITES ?= regression disruption performance
+UPSTREAM_FOCUS ?=
+UPSTREAM_SKIP ?=
+
+.PHONY: e2e-upstream
+e2e-upstream: kind-up ## Karpenter's own regression, disruption and performance suites on kind; writes e2e/UPSTREAM.md (UPSTREAM_SUITES, UPSTREAM_FOCUS, UPSTREAM_SKIP)
+	$(GO) run ./e2e/cmd/upstream -suites "$(UPSTREAM_SUITES)" -focus "$(UPSTREAM_FOCUS)" -skip "$(UPSTREAM_SKIP)"
+
 .PHONY: kind-down
 kind-down: ## Delete the kind cluster and stop the dockerd kind-up started
 	@tools/kind/cluster.sh down

@@ -158,7 +158,10 @@ func (c *CloudProvider) GetInstanceTypes(ctx context.Context, nodePool *karpv1.N
 	return c.instanceTypes.List(ctx, nodeClass)
 }
 
-func (c *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy {
+func (c *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy { return RepairPolicies() }
+
+// RepairPolicies are the node conditions core repairs nodes of this provider for, and how.
+func RepairPolicies() []cloudprovider.RepairPolicy {
 	return []cloudprovider.RepairPolicy{
 		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: unhealthyToleration, Action: cloudprovider.ReplaceNode},
 		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionUnknown, ReasonRegex: ".*", TolerationDuration: unhealthyToleration, Action: cloudprovider.ReplaceNode},
