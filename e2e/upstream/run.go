@@ -91,9 +91,9 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 	fakeValues["resources"] = map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}, "limits": map[string]any{"memory": "2Gi"}}
 	values := settings.ProviderChartValues(nil)
 	values["fullnameOverride"] = Release
-	// Repair is a core feature gate, off by default; the repair specs need it on, as a user
-	// who wants repair sets it.
-	values["settings"] = map[string]any{"featureGates": "NodeRepair=true"}
+	// The alpha features the suites exercise (repair, static NodePools, capacity buffers) are
+	// core feature gates, off by default: a user who wants them sets them as here.
+	values["settings"] = map[string]any{"featureGates": "NodeRepair=true,StaticCapacity=true,CapacityBuffer=true"}
 	remove := func() error {
 		return errors.Join(framework.UninstallProvider(o.Kubeconfig, Release, Namespace), framework.UninstallFakeCloud(o.Kubeconfig))
 	}

@@ -50,15 +50,18 @@ func run() error {
 		return err
 	}
 	o := upstream.Options{Root: root, Go: "go", Out: os.Stdout}
-	suites := flag.String("suites", strings.Join(upstream.Suites, " "), "suites to run, separated by spaces")
-	out := flag.String("out", filepath.Join(root, "e2e", "UPSTREAM.md"), "results file to write")
-	flag.StringVar(&o.Kubeconfig, "kubeconfig", filepath.Join(root, ".kind", "kubeconfig"), "the kind cluster's kubeconfig")
-	flag.StringVar(&o.Focus, "focus", "", "Ginkgo focus, passed to every suite")
-	flag.StringVar(&o.Skip, "skip", "", "Ginkgo skip, passed to every suite")
-	flag.StringVar(&o.RepairCondition, "repair-condition", upstream.RepairCondition(), "node condition the repair specs inject")
-	flag.StringVar(&o.RebootCondition, "reboot-condition", upstream.RebootCondition(), "node condition the reboot specs inject")
-	flag.DurationVar(&o.Timeout, "timeout", 3*time.Hour, "bound of one suite")
-	flag.Parse()
+	// A flag set of its own: the suites' packages, linked in for their report types, register
+	// theirs (kubeconfig among them) on the default one.
+	flags := flag.NewFlagSet("upstream", flag.ExitOnError)
+	suites := flags.String("suites", strings.Join(upstream.Suites, " "), "suites to run, separated by spaces")
+	out := flags.String("out", filepath.Join(root, "e2e", "UPSTREAM.md"), "results file to write")
+	flags.StringVar(&o.Kubeconfig, "kubeconfig", filepath.Join(root, ".kind", "kubeconfig"), "the kind cluster's kubeconfig")
+	flags.StringVar(&o.Focus, "focus", "", "Ginkgo focus, passed to every suite")
+	flags.StringVar(&o.Skip, "skip", "", "Ginkgo skip, passed to every suite")
+	flags.StringVar(&o.RepairCondition, "repair-condition", upstream.RepairCondition(), "node condition the repair specs inject")
+	flags.StringVar(&o.RebootCondition, "reboot-condition", upstream.RebootCondition(), "node condition the reboot specs inject")
+	flags.DurationVar(&o.Timeout, "timeout", 3*time.Hour, "bound of one suite")
+	_ = flags.Parse(os.Args[1:])
 	o.Suites = strings.Fields(*suites)
 	o.RunDir = filepath.Join(root, ".e2e", "upstream-"+time.Now().UTC().Format("20060102-150405"))
 	if _, err := os.Stat(o.Kubeconfig); err != nil {
