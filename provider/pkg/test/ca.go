@@ -28,27 +28,28 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/samber/lo"
 )
 
-// CABundle writes a PEM file holding one self-signed CA certificate, for the settings that
-// take a CA bundle, and returns its path.
-func CABundle(t testing.TB) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+// CACertificatePEM is one self-signed CA certificate in PEM, for the settings and chart values
+// that take a CA bundle.
+func CACertificatePEM() []byte {
+	key := lo.Must(ecdsa.GenerateKey(elliptic.P256(), rand.Reader))
 	template := &x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	der := lo.Must(x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key))
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// CABundle writes CACertificatePEM to a file and returns its path.
+func CABundle(t testing.TB) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+	if err := os.WriteFile(path, CACertificatePEM(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
