@@ -89,7 +89,7 @@ func (o *Options) AddFlags(fs *coreoptions.FlagSet) {
 			accepted: booleanAccepted, def: "true", parse: boolean(&o.VerifySSL)},
 		{env: "CLOUDSTACK_CA_FILE", flag: "cloudstack-ca-file", usage: "PEM bundle of the CAs that sign the CloudStack API's certificate, trusted beside the system's; read at start-up.",
 			accepted: "the path of a readable PEM file of CA certificates", parse: text(&o.CAFile)},
-		{env: "CLOUDSTACK_CLOUD_CONFIG", flag: "cloud-config", usage: "Path of a CloudStack CCM cloud-config INI file ([Global] api-url, api-key, secret-key, project-id, zone, ssl-no-verify), read as the CCM reads it; replaces the four settings above and is reloaded when it changes.",
+		{env: "CLOUDSTACK_CLOUD_CONFIG", flag: "cloud-config", usage: "Path of a CloudStack CCM cloud-config INI file ([Global] api-url, api-key, secret-key, project-id, zone, ssl-no-verify), read as the CCM reads it; replaces the API URL, the keys and CLOUDSTACK_VERIFY_SSL, and is reloaded when it changes.",
 			accepted: "the path of a readable cloud-config file", parse: text(&o.CloudConfig)},
 		{env: "CLUSTER_NAME", flag: "cluster-name", usage: "Name of this cluster, tagged on every VM; it keeps clusters sharing an account apart.",
 			accepted: labelValueAccepted, parse: name(&o.ClusterName, validation.IsValidLabelValue)},
