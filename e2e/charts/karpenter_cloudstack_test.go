@@ -30,6 +30,7 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 const chart = "karpenter-cloudstack"
@@ -190,6 +191,43 @@ var _ = Describe("karpenter-cloudstack chart", func() {
 			Entry("inline without the URL", "are all required", []string{"clusterName=c", "cloudstack.apiKey=k", "cloudstack.secretKey=s"}),
 			Entry("no cluster name", "clusterName is required", []string{"cloudstack.existingSecret.name=s"}),
 		)
+	})
+
+	Context("a private CA", func() {
+		pem := string(test.CACertificatePEM())
+
+		It("mounts cloudstack.caBundle read-only from a ConfigMap and points CLOUDSTACK_CA_FILE at it", func() {
+			r := render(chart, append(inlineValues, "cloudstack.caBundle="+pem)...)
+			Expect(typed[corev1.ConfigMap](r, "ConfigMap", fullname+"-ca").Data).To(Equal(map[string]string{"ca.pem": pem}))
+			d := typed[appsv1.Deployment](r, "Deployment", fullname)
+			c := onlyContainer(d)
+			Expect(envOf(c)).To(HaveKeyWithValue("CLOUDSTACK_CA_FILE", HaveField("Value", "/etc/cloudstack-ca/ca.pem")))
+			Expect(c.VolumeMounts).To(ConsistOf(SatisfyAll(
+				HaveField("Name", "ca-bundle"), HaveField("MountPath", "/etc/cloudstack-ca"), HaveField("ReadOnly", BeTrue()))))
+			Expect(d.Spec.Template.Spec.Volumes).To(ConsistOf(SatisfyAll(
+				HaveField("Name", "ca-bundle"), HaveField("ConfigMap.Name", fullname+"-ca"))))
+			// The provider reads the bundle at start-up: a new one must roll the pods.
+			Expect(d.Spec.Template.Annotations).To(HaveKey("checksum/ca-bundle"))
+		})
+
+		It("mounts the bundle beside the CCM's cloud-config", func() {
+			r := render(chart, "clusterName=c", "cloudstack.cloudConfigSecret.name=cloudstack-secret", "cloudstack.caBundle="+pem)
+			c := onlyContainer(typed[appsv1.Deployment](r, "Deployment", fullname))
+			Expect(envOf(c)).To(SatisfyAll(HaveKey("CLOUDSTACK_CA_FILE"), HaveKey("CLOUDSTACK_CLOUD_CONFIG")))
+			Expect(c.VolumeMounts).To(ConsistOf(HaveField("Name", "cloud-config"), HaveField("Name", "ca-bundle")))
+		})
+
+		It("renders none of it without the value", func() {
+			r := render(chart, inlineValues...)
+			Expect(r.Get("ConfigMap", fullname+"-ca")).To(BeNil())
+			Expect(envOf(onlyContainer(typed[appsv1.Deployment](r, "Deployment", fullname)))).NotTo(HaveKey("CLOUDSTACK_CA_FILE"))
+		})
+
+		It("refuses a bundle without a certificate, or beside verifySSL false", func() {
+			Expect(renderError(chart, append(inlineValues, "cloudstack.caBundle=MIIBkTCB+wIJAK")...)).To(MatchError(ContainSubstring("cloudstack.caBundle holds no PEM certificate")))
+			Expect(renderError(chart, append(inlineValues, "cloudstack.caBundle="+pem, "cloudstack.verifySSL=false")...)).To(MatchError(
+				SatisfyAll(ContainSubstring("cloudstack.caBundle"), ContainSubstring("cloudstack.verifySSL is false"))))
+		})
 	})
 
 	It("passes prices to the provider through a ConfigMap only its Role may read", func() {

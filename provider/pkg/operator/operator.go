@@ -67,7 +67,8 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	exitOnError(stripManagedFields(ctx, op.GetCache(), clusterSizedKinds...))
 	opts := FromContext(ctx)
 	creds := opts.Credentials()
-	api := lo.Must(csapi.NewClient(creds, csapi.WithRateLimit(opts.RateLimit, opts.RateBurst)))
+	csapi.WarnPlainHTTP(ctx, creds)
+	api := lo.Must(csapi.NewClient(creds, csapi.WithRateLimit(opts.RateLimit, opts.RateBurst), csapi.WithRootCAs(opts.RootCAs())))
 	if opts.CloudConfig != "" {
 		lo.Must0(op.Manager.Add(csapi.NewCloudConfigReloader(opts.CloudConfig, api, creds, csapi.CloudConfigPollInterval)))
 	}
