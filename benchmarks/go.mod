@@ -7,6 +7,7 @@ require (
 	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e v0.0.0
 	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack v0.0.0
 	github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider v0.0.0
+	github.com/prometheus/procfs v0.20.1
 	go.uber.org/zap v1.28.0
 	golang.org/x/image v0.46.0
 	golang.org/x/sync v0.23.0
@@ -56,7 +57,6 @@ require (
 	github.com/prometheus/client_golang v1.23.2 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.67.5 // indirect
-	github.com/prometheus/procfs v0.20.1 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/samber/lo v1.53.0 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
