@@ -400,27 +400,21 @@ func publish(dir, name string, r report.Run, stdout io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s, %w", dir, err)
 	}
+	figures, err := report.Figures(r)
+	if err != nil {
+		return err
+	}
 	md := report.Markdown(r)
-	for _, p := range []struct {
-		suffix, alt string
-		plot        *report.Plot
-	}{
-		{"", "pods running and nodes ready", report.TimelinePlot(r.Results)},
-		{"-calls", "CloudStack calls per node by command", report.CallsPlot(r.Results)},
-		{"-latency", "latency histograms", report.LatencyPlot(r.Results)},
-	} {
-		if p.plot == nil {
-			continue
-		}
-		if err := report.WritePNG(filepath.Join(dir, name+p.suffix+".png"), p.plot); err != nil {
+	for _, f := range figures {
+		if err := f.WritePNG(filepath.Join(dir, name+f.Suffix+".png")); err != nil {
 			return err
 		}
-		md += fmt.Sprintf("\n![%s](%s%s.png)\n", p.alt, name, p.suffix)
+		md += fmt.Sprintf("\n![%s](%s%s.png)\n", f.Alt, name, f.Suffix)
 	}
 	path := filepath.Join(dir, name+".md")
 	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 		return fmt.Errorf("writing %s, %w", path, err)
 	}
-	_, err := fmt.Fprintln(stdout, md)
+	_, err = fmt.Fprintln(stdout, md)
 	return err
 }
