@@ -318,15 +318,14 @@ func write(o options, r report.Run) error {
 func publishSaved(o options, stdout io.Writer) error {
 	paths := []string{o.render}
 	if o.summarize {
+		// Every result: their Markdown is in the rendered files, not printed as well.
+		stdout = io.Discard
 		var err error
 		if paths, err = filepath.Glob(filepath.Join(o.out, "*.json")); err != nil {
 			return fmt.Errorf("listing %s, %w", o.out, err)
 		}
 	}
 	for _, path := range paths {
-		if path == "" {
-			continue
-		}
 		r, err := report.ReadJSON(path)
 		if err != nil {
 			return err
