@@ -21,6 +21,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -30,6 +31,7 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
@@ -240,6 +242,18 @@ var _ = Describe("karpenter-cloudstack chart", func() {
 		Expect(role.Rules).To(ContainElement(rbacv1.PolicyRule{
 			APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"prices"}, Verbs: []string{"get"}}))
 		Expect(render(chart, inlineValues...).OfKind("ConfigMap")).To(BeEmpty())
+	})
+
+	It("narrows the ServiceAccount it runs as, also one it does not create, to the provider's own tokens", func() {
+		r := render(chart, append(inlineValues, "serviceAccount.create=false", "serviceAccount.name=existing")...)
+		policy := typed[admissionregistrationv1.ValidatingAdmissionPolicy](r, "ValidatingAdmissionPolicy", fullname+"-bootstrap-tokens")
+		Expect(policy.Spec.MatchConditions).To(ConsistOf(HaveField("Expression",
+			ContainSubstring(`"system:serviceaccount:`+namespace+`:existing"`))))
+		Expect(policy.Spec.Validations).To(ContainElement(HaveField("Expression", ContainSubstring(`"`+bootstrap.LabelNodeClaim+`"`))),
+			"the label the provider puts on its tokens")
+		binding := typed[admissionregistrationv1.ValidatingAdmissionPolicyBinding](r, "ValidatingAdmissionPolicyBinding", fullname+"-bootstrap-tokens")
+		Expect(binding.Spec.PolicyName).To(Equal(policy.Name))
+		Expect(binding.Spec.ValidationActions).To(Equal([]admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}))
 	})
 
 	It("creates a ServiceMonitor only when asked", func() {

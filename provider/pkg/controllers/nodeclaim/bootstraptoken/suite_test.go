@@ -27,7 +27,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	coretest "sigs.k8s.io/karpenter/pkg/test"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/bootstraptoken"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclaim/bootstraptoken"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
@@ -60,7 +60,7 @@ var _ = AfterSuite(func() {
 
 var _ = BeforeEach(func() {
 	clk = clocktesting.NewFakeClock(time.Now())
-	controller = bootstraptoken.NewController(env.Client, env.Client, clk)
+	controller = bootstraptoken.NewController(env.Client, clk)
 	userData = bootstrap.NewDefaultProvider(env.Client, env.Config, clk, cache.New(bootstrap.ClusterCacheTTL, bootstrap.ClusterCacheTTL), "")
 })
 

@@ -21,7 +21,6 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	coretest "sigs.k8s.io/karpenter/pkg/test"
@@ -48,37 +47,38 @@ func launched() *karpv1.NodeClaim {
 	return nodeClaim
 }
 
-var _ = Describe("Sweep", func() {
+// register marks the NodeClaim registered now, by the fake clock.
+func register(nodeClaim *karpv1.NodeClaim) {
+	GinkgoHelper()
+	nodeClaim.StatusConditions().SetTrue(karpv1.ConditionTypeRegistered)
+	nodeClaim.StatusConditions().Get(karpv1.ConditionTypeRegistered).LastTransitionTime.Time = clk.Now()
+	ExpectApplied(ctx, env.Client, nodeClaim)
+}
+
+var _ = Describe("BootstrapToken", func() {
 	AfterEach(func() {
 		Expect(env.Client.DeleteAllOf(ctx, &corev1.Secret{}, client.InNamespace(bootstrap.TokenNamespace), client.HasLabels{bootstrap.LabelNodeClaim})).To(Succeed())
 	})
 
-	It("keeps the token of a NodeClaim that has not registered yet", func() {
-		nodeClaim := launched()
-		ExpectSingletonReconciled(ctx, controller)
-		Expect(tokens()).To(ConsistOf(nodeClaim.Name))
-	})
-	It("deletes the token once the NodeClaim is registered", func() {
+	It("deletes the token once the NodeClaim is registered, and keeps the others", func() {
 		pending, registered := launched(), launched()
-		registered.StatusConditions().SetTrue(karpv1.ConditionTypeRegistered)
-		ExpectApplied(ctx, env.Client, registered)
-		ExpectSingletonReconciled(ctx, controller)
+		register(registered)
+		ExpectObjectReconciled(ctx, env.Client, controller, pending)
+		ExpectObjectReconciled(ctx, env.Client, controller, registered)
 		Expect(tokens()).To(ConsistOf(pending.Name))
 	})
-	It("deletes an expired token", func() {
-		launched()
+	It("is done when the token is already gone", func() {
+		nodeClaim := launched()
+		register(nodeClaim)
+		ExpectObjectReconciled(ctx, env.Client, controller, nodeClaim)
+		ExpectObjectReconciled(ctx, env.Client, controller, nodeClaim)
+		Expect(tokens()).To(BeEmpty())
+	})
+	It("leaves the token of a registration older than a token's lifetime, expired by then, alone", func() {
+		nodeClaim := launched()
+		register(nodeClaim)
 		clk.Step(bootstrap.TokenTTL)
-		ExpectSingletonReconciled(ctx, controller)
-		Expect(tokens()).To(BeEmpty())
-	})
-	It("deletes the token of a NodeClaim that is gone or was replaced under the same name", func() {
-		gone, replaced := launched(), launched()
-		ExpectDeleted(ctx, env.Client, gone, replaced)
-		ExpectApplied(ctx, env.Client, coretest.NodeClaim(karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: replaced.Name}}))
-		ExpectSingletonReconciled(ctx, controller)
-		Expect(tokens()).To(BeEmpty())
-	})
-	It("requeues to sweep again", func() {
-		Expect(ExpectSingletonReconciled(ctx, controller).RequeueAfter).To(BeNumerically(">", 0))
+		ExpectObjectReconciled(ctx, env.Client, controller, nodeClaim)
+		Expect(tokens()).To(ConsistOf(nodeClaim.Name), "no delete request for a NodeClaim listed at start-up long after it registered")
 	})
 })
