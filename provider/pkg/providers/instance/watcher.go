@@ -156,10 +156,12 @@ func (w *Watcher) Pending() int {
 
 func (w *Watcher) poll(ctx context.Context) {
 	defer recovery.Log(ctx, "job watcher")
-	since, ok := w.window()
+	now := w.clock.Now()
+	since, ok := w.window(now)
 	if !ok {
 		return
 	}
+	defer w.expire(now)
 	jobs, err := w.api.ListAsyncJobs(ctx, w.scope, since.Add(-clockSkew).UTC().Format(csapi.DateLayout))
 	if err != nil {
 		log.FromContext(ctx).Error(err, "listing async jobs")
@@ -172,36 +174,45 @@ func (w *Watcher) poll(ctx context.Context) {
 			w.finish(job.JobID, job, csapi.AsyncJobError(job))
 		}
 	}
-	w.queryMissing(ctx, seen)
+	w.queryMissing(ctx, seen, now)
 }
 
-// window ends the jobs past their deadline and returns the start of the jobs to list: the
-// oldest pending job's start, but no more than pollWindow ago; false when nothing is pending.
-func (w *Watcher) window() (time.Time, bool) {
+// window returns the start of the jobs to list: the oldest pending job's start, but no more
+// than pollWindow ago; false when nothing is pending.
+func (w *Watcher) window(now time.Time) (time.Time, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := w.clock.Now()
+	PendingJobs.Set(float64(len(w.pending)))
 	since := now
-	for id, wt := range w.pending {
-		if now.Sub(wt.started) > JobDeadline {
-			w.finishLocked(id, nil, fmt.Errorf("waiting for job %s, %w", id, ErrJobDeadline))
-			continue
-		}
+	for _, wt := range w.pending {
 		if wt.started.Before(since) {
 			since = wt.started
 		}
 	}
-	PendingJobs.Set(float64(len(w.pending)))
 	if capped := now.Add(-pollWindow); since.Before(capped) {
 		since = capped
 	}
 	return since, len(w.pending) > 0
 }
 
+// expire ends the jobs still pending past their deadline, once the poll had its last chance to
+// report them.
+func (w *Watcher) expire(now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id, wt := range w.pending {
+		if overdue(wt, now) {
+			w.finishLocked(id, nil, fmt.Errorf("waiting for job %s, %w", id, ErrJobDeadline))
+		}
+	}
+}
+
+func overdue(wt *waiter, now time.Time) bool { return now.Sub(wt.started) > JobDeadline }
+
 // queryMissing asks for jobs listAsyncJobs keeps omitting, one by one and ever more rarely:
 // the fallback that keeps a launch from hanging if the listing does not show a job. A query
 // that fails for a passing reason is asked again later, never taken for the job's failure.
-func (w *Watcher) queryMissing(ctx context.Context, seen map[string]bool) {
+func (w *Watcher) queryMissing(ctx context.Context, seen map[string]bool, now time.Time) {
 	var due []string
 	w.mu.Lock()
 	for id, wt := range w.pending {
@@ -209,7 +220,8 @@ func (w *Watcher) queryMissing(ctx context.Context, seen map[string]bool) {
 			wt.missing, wt.queryAt = 0, missingTicks
 			continue
 		}
-		if wt.missing++; wt.missing >= wt.queryAt {
+		// An overdue job is asked about a last time before it expires.
+		if wt.missing++; wt.missing >= wt.queryAt || overdue(wt, now) {
 			wt.queryAt = wt.missing + min(wt.missing, maxQueryGap)
 			due = append(due, id)
 		}
