@@ -74,6 +74,18 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		return nil, err
 	}
 	tags := p.tagsFor(nodeClass, nodeClaim)
+	group := strictGroup(nodeClass, req)
+	placed, err := p.strict.acquire(ctx, group)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the deploy in flight into strict affinity group %s, %w", group, err)
+	}
+	// The slot passes to finishLaunch once the launch is under way; every other way out frees it.
+	underWay := false
+	defer func() {
+		if !underWay {
+			placed()
+		}
+	}()
 	created, err := p.api.DeployVirtualMachine(ctx, req)
 	if csapi.IsAlreadyExists(err) {
 		return p.adoptByName(ctx, nodeClass, nodeClaim.Name, tags, instanceTypes)
@@ -100,8 +112,9 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	// The jobs are waited for in the background: core plans its next round only once every
 	// NodeClaim has a providerID, so waiting here for a 10-60 s deploy would hold back every
 	// launch after this one.
+	underWay = true
 	go p.finishLaunch(context.WithoutCancel(ctx), launching{
-		nodeClaim: nodeClaim.Name, vmID: created.ID, scope: req.Scope, tags: tags, deployJob: deployJob, tagJob: tagJob, c: c,
+		nodeClaim: nodeClaim.Name, vmID: created.ID, scope: req.Scope, tags: tags, deployJob: deployJob, tagJob: tagJob, c: c, placed: placed,
 	})
 	return launch, nil
 }
@@ -113,6 +126,8 @@ type launching struct {
 	tags              map[string]string
 	deployJob, tagJob *Job
 	c                 candidate
+	// placed frees the slot of the VM's strict affinity group.
+	placed func()
 }
 
 // finishLaunch waits for the deploy and tag jobs. A failed launch is undone: the offering x
@@ -165,6 +180,7 @@ func (p *DefaultProvider) awaitJobs(ctx context.Context, l launching) (*cloudsta
 // destroys the VM. A VM that cannot be looked up keeps its launch in the same way: a passing
 // failure never destroys anything.
 func (p *DefaultProvider) awaitDeploy(ctx context.Context, l launching) (*cloudstack.VirtualMachine, error) {
+	defer l.placed()
 	deployed, jobErr := l.deployJob.Wait(ctx)
 	if jobErr == nil {
 		vm, err := jobVM(deployed)

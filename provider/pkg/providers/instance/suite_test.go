@@ -71,10 +71,11 @@ func (r *recordingUserData) UserData(_ context.Context, _ *v1.CloudStackNodeClas
 	return "I2Nsb3VkLWNvbmZpZw==", nil
 }
 
+// fixedAffinityGroup gives each NodePool a group of its own, "ag-<nodepool>".
 type fixedAffinityGroup struct{}
 
-func (fixedAffinityGroup) Ensure(context.Context, *v1.CloudStackNodeClass, string) (v1.AffinityGroup, error) {
-	return v1.AffinityGroup{ID: "ag-1", Name: "karpenter-test", NodePool: "default"}, nil
+func (fixedAffinityGroup) Ensure(_ context.Context, _ *v1.CloudStackNodeClass, nodePool string) (v1.AffinityGroup, error) {
+	return v1.AffinityGroup{ID: "ag-" + nodePool, Name: "karpenter-test-" + nodePool, NodePool: nodePool}, nil
 }
 
 type modelPrices struct{}
