@@ -44,12 +44,16 @@ const (
 	// a job older than five minutes is a stuck one; it is queried on its own (queryMissing)
 	// rather than making every poll list five more minutes of every job of the account.
 	pollWindow = 5 * time.Minute
+	// maxQueriedAlone is how many jobs older than pollWindow may be left to queryMissing: more
+	// (a burst queued for the management server's job threads) are listed, as one wider
+	// listing costs less than their queries.
+	maxQueriedAlone = 10
 	// missingTicks is how many polls a job may be absent from listAsyncJobs (another account's
 	// job, a server that does not list it, a job older than pollWindow) before it is queried on
 	// its own.
 	missingTicks = 3
 	// maxQueryGap caps the polls between two queries of one missing job: the gap doubles from
-	// missingTicks, so a stuck job costs a call a minute at most.
+	// missingTicks, so a stuck job costs a call a minute at the default interval.
 	maxQueryGap = 30
 	// JobDeadline ends the wait for a job that is still pending, or cannot be asked about, this
 	// long after it was watched. CloudStack cancels a job still running after
@@ -178,18 +182,22 @@ func (w *Watcher) poll(ctx context.Context) {
 }
 
 // window returns the start of the jobs to list: the oldest pending job's start, but no more
-// than pollWindow ago; false when nothing is pending.
+// than pollWindow ago unless more than maxQueriedAlone jobs are older; false when nothing is
+// pending.
 func (w *Watcher) window(now time.Time) (time.Time, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	PendingJobs.Set(float64(len(w.pending)))
-	since := now
+	capped, since, old := now.Add(-pollWindow), now, 0
 	for _, wt := range w.pending {
+		if wt.started.Before(capped) {
+			old++
+		}
 		if wt.started.Before(since) {
 			since = wt.started
 		}
 	}
-	if capped := now.Add(-pollWindow); since.Before(capped) {
+	if old <= maxQueriedAlone && since.Before(capped) {
 		since = capped
 	}
 	return since, len(w.pending) > 0

@@ -19,6 +19,7 @@ package instance_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -151,6 +152,30 @@ func TestAJobWithoutOutcomeEndsAtItsDeadline(t *testing.T) {
 		}
 		if _, err := job.Wait(t.Context()); !errors.Is(err, instance.ErrJobDeadline) {
 			t.Fatalf("job ended with %v, want ErrJobDeadline", err)
+		}
+	})
+}
+
+// Many old jobs (a burst queued for the management server's job threads) stay in the listing:
+// one wider listing costs less than a query each.
+func TestManyOldJobsAreListedNotQueried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api := fake.NewAPI(clock.RealClock{})
+		api.SetJobDuration(20 * time.Minute)
+		w := startWatcher(t, api)
+		var jobs []*instance.Job
+		for i := range 20 {
+			jobs = append(jobs, w.Watch(destroyJob(t, api, fmt.Sprintf("queued-%d", i))))
+		}
+		time.Sleep(21 * time.Minute)
+		synctest.Wait()
+		for i, j := range jobs {
+			if done, err := j.Done(); !done || err != nil {
+				t.Fatalf("job %d, done after 20 minutes, was not reported: done %v, %v", i, done, err)
+			}
+		}
+		if n := len(api.Calls("queryAsyncJobResult")); n != 0 {
+			t.Errorf("%d queryAsyncJobResult calls for 20 old jobs, want none", n)
 		}
 	})
 }
