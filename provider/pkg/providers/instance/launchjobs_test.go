@@ -104,3 +104,24 @@ func TestADeployJobPastItsDeadlineIsDecidedByTheVMState(t *testing.T) {
 		})
 	}
 }
+
+// The lookup that confirms a failed deploy is tried again after a passing failure, and only its
+// answer undoes the launch.
+func TestTheLookupBeforeAnUndoOutlastsServerErrors(t *testing.T) {
+	e := newEnv(t)
+	e.api.SetJobDuration(10 * time.Second)
+	e.api.FailJobs("deployVirtualMachine", csapi.CodeInsufficientCapacity, "Unable to create a deployment for VM[User|i-2-3-VM]", 1)
+	launch, err := e.create(t, test.NodeClaim("node-lookup", "gplarge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.api.Calls("listVirtualMachines"))
+	e.api.FailCalls("listVirtualMachines", &csapi.APIError{Command: "listVirtualMachines", Code: 502, Text: "Bad Gateway"}, 2)
+	e.reportedFailure(t, "node-lookup")
+	if n := len(e.api.Calls("listVirtualMachines")) - before; n != 3 {
+		t.Errorf("%d listVirtualMachines calls, want the two that failed and the one that found the VM in Error", n)
+	}
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != launch.Instance.ID {
+		t.Errorf("the VM in Error was not destroyed: %v", destroys)
+	}
+}
