@@ -201,26 +201,37 @@ func (p *DefaultProvider) awaitDeploy(ctx context.Context, l launching) (*clouds
 	return nil, p.launchError(jobErr, l.c)
 }
 
-// lookUpAttempts bounds the lookups of a VM whose deploy job failed; waits between them double
-// from the poll interval, so a management server away for about a minute is waited out.
-const lookUpAttempts = 5
+// passingAttempts bounds the tries of a call whose failure would undo a launch; waits between
+// them double from the poll interval, so a management server away for about a minute is
+// waited out.
+const passingAttempts = 5
 
-// lookUp finds the VM by id in the scope it was deployed in, nil if CloudStack lists nothing;
-// passing failures are retried.
-func (p *DefaultProvider) lookUp(ctx context.Context, scope csapi.Scope, id string) (*cloudstack.VirtualMachine, error) {
+// retryPassing runs call until it succeeds, fails for a reason that is not passing, or has run
+// passingAttempts times.
+func (p *DefaultProvider) retryPassing(ctx context.Context, call func() error) error {
 	wait := DefaultPollInterval
 	for attempt := 1; ; attempt++ {
-		vm, err := p.gets.Do(ctx, vmByID{scope: scope, id: id})
-		if err == nil || !csapi.IsTransient(err) || attempt == lookUpAttempts {
-			return vm, err
+		err := call()
+		if err == nil || !csapi.IsTransient(err) || attempt == passingAttempts {
+			return err
 		}
 		select {
 		case <-p.clock.After(wait):
 			wait *= 2
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
+}
+
+// lookUp finds the VM by id in the scope it was deployed in, nil if CloudStack lists nothing.
+func (p *DefaultProvider) lookUp(ctx context.Context, scope csapi.Scope, id string) (*cloudstack.VirtualMachine, error) {
+	var vm *cloudstack.VirtualMachine
+	err := p.retryPassing(ctx, func() (err error) {
+		vm, err = p.gets.Do(ctx, vmByID{scope: scope, id: id})
+		return err
+	})
+	return vm, err
 }
 
 func taggingFailed(vmID string, err error) error {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -123,5 +124,31 @@ func TestTheLookupBeforeAnUndoOutlastsServerErrors(t *testing.T) {
 	}
 	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != launch.Instance.ID {
 		t.Errorf("the VM in Error was not destroyed: %v", destroys)
+	}
+}
+
+// A launch whose createTags job failed tags its VM again; a server error on that call is
+// retried rather than taken as the end of the VM.
+func TestAServerErrorWhenTaggingAgainDestroysNothing(t *testing.T) {
+	e := newEnv(t)
+	e.api.SetJobDuration(10 * time.Second)
+	e.api.FailJobs("createTags", csapi.CodeInternalError, "Unable to find resource by id", 1)
+	launch, err := e.create(t, test.NodeClaim("node-retag-503", "gplarge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.api.FailCalls("createTags", &csapi.APIError{Command: "createTags", Code: 503, Text: "Service Unavailable"}, 2)
+	e.settle(t, func() bool {
+		in, err := e.provider.Get(context.Background(), launch.Instance.ID, instance.Cached)
+		return err == nil && in.Tags[v1.TagCluster] == clusterName && in.State == instance.StateRunning
+	})
+	if n := len(e.api.Calls("createTags")); n != 4 {
+		t.Errorf("%d createTags calls, want the launch's, two refused and the one that tagged", n)
+	}
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 0 {
+		t.Errorf("destroyed %v after a server error", destroys)
+	}
+	if n := e.failures.Len(); n != 0 {
+		t.Errorf("%d launches reported failed, want none", n)
 	}
 }
