@@ -73,7 +73,8 @@ type Options struct {
 	Out io.Writer
 }
 
-// Dir is where this package's files are: the default NodeClass, NodePool and world.
+// Dir is where this package's files are: the default NodeClass and NodePool, and the fake
+// cloud's configuration.
 func (o Options) Dir() string { return filepath.Join(o.Root, "e2e", "upstream") }
 
 // Install puts the fake cloud and the provider in the cluster, the provider as the suites
@@ -83,7 +84,7 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	fakeValues, err := settings.FakeChartValues(filepath.Join(o.Dir(), "world.yaml"))
+	fakeValues, err := settings.FakeChartValues(filepath.Join(o.Dir(), "fakecloud.yaml"))
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/karpenter/test/suites/performance"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/capacity"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
@@ -201,15 +202,12 @@ func TestConditionsComeFromTheProvidersPolicies(t *testing.T) {
 	}
 }
 
-func TestWorldHasFourZonesAndBothArchitectures(t *testing.T) {
-	raw, err := os.ReadFile("world.yaml")
+func TestFakeCloudHasFourZonesAndBothArchitectures(t *testing.T) {
+	cfg, err := config.Load("fakecloud.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := world.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := cfg.Model()
 	if err := world.Build(m, store.New(), capacity.New(), time.Now()); err != nil {
 		t.Fatalf("the fake refuses the world: %v", err)
 	}
