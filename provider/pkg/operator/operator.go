@@ -81,7 +81,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		Help: "Instance type x zone pairs skipped after an insufficient capacity error.",
 	}, func() float64 { return float64(unavailable.Len()) }))
 
-	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName)
+	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName, uid)
 	nodeClassProviders := nodeclass.NewProviders(api, affinityGroups, creds.Zone)
 	pricingProvider := pricing.NewDefaultProvider(api, uncached, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap})
 	userData := bootstrap.NewDefaultProvider(uncached, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)

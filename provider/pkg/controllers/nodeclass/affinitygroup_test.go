@@ -47,7 +47,7 @@ var _ = Describe("Affinity groups", func() {
 		Expect(nodeClass.StatusConditions().Get(v1.ConditionTypeAffinityGroupsReady).IsTrue()).To(BeTrue())
 		Expect(nodeClass.Status.AffinityGroups).To(HaveLen(1))
 		Expect(nodeClass.Status.AffinityGroups[0].NodePool).To(Equal(mine.Name))
-		Expect(nodeClass.Status.AffinityGroups[0].Name).To(Equal("karpenter-" + clusterName + "-" + mine.Name))
+		Expect(nodeClass.Status.AffinityGroups[0].Name).To(HavePrefix("karpenter-" + clusterName + "-" + mine.Name + "-"))
 		Expect(api.Calls("createAffinityGroup")).To(HaveLen(1))
 	})
 	It("creates nothing without spec.affinity", func() {
