@@ -133,7 +133,8 @@ type Options struct {
 	// mark, it tells apart clusters that share a name.
 	ClusterUID string
 	// NodeClasses tells which scopes NodeClasses use, so that Get, List and garbage collection
-	// find VMs in their projects; nil means the default scope only.
+	// find VMs in their projects and domains; nil adds none to the default scope and the
+	// projects the credentials see.
 	NodeClasses ScopeLister
 }
 
