@@ -75,7 +75,7 @@ func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}}
-	c.provider = instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, c.failures, pkgcache.NewInstances())
+	c.provider = instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, c.failures, pkgcache.NewInstances())
 	c.types, _ = instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(ctx, nc)
 	if err := srv.Admin.ResetCalls(ctx); err != nil {
 		t.Fatal(err)

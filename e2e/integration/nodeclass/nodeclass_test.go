@@ -78,7 +78,7 @@ var _ = Describe("Against the fake cloud binary", Label("integration"), func() {
 	var real *nodeclass.Controller
 	BeforeEach(func() {
 		server := fakecloud.Start(GinkgoT(), fakecloud.Options{})
-		affinityGroups := affinitygroup.NewDefaultProvider(server.Client, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), test.ClusterName)
+		affinityGroups := affinitygroup.NewDefaultProvider(server.Client, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), test.ClusterName, test.ClusterUID)
 		real = nodeclass.NewController(env.Client, recorder, nodeclass.NewProviders(server.Client, affinityGroups, ""))
 	})
 

@@ -114,5 +114,7 @@ type API interface {
 	ListAsyncJobs(ctx context.Context, scope Scope, startDate string) ([]*cloudstack.AsyncJob, error)
 	QueryAsyncJobResult(ctx context.Context, jobID string) (*cloudstack.QueryAsyncJobResultResponse, error)
 	ListCapabilities(ctx context.Context) (*cloudstack.Capability, error)
+	// ListProjects lists the projects the credentials can see (a user: those it belongs to).
+	ListProjects(ctx context.Context) ([]*cloudstack.Project, error)
 	ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error)
 }

@@ -72,6 +72,7 @@ var everyCall = []apiCall{
 	{"queryAsyncJobResult", func(ctx context.Context, c *Client) error { _, err := c.QueryAsyncJobResult(ctx, "job-1"); return err }},
 	{"listCapabilities", func(ctx context.Context, c *Client) error { _, err := c.ListCapabilities(ctx); return err }},
 	{"listResourceLimits", func(ctx context.Context, c *Client) error { _, err := c.ListResourceLimits(ctx, Scope{}); return err }},
+	{"listProjects", func(ctx context.Context, c *Client) error { _, err := c.ListProjects(ctx); return err }},
 }
 
 // malformed are answers no management server should give but a proxy, a load balancer or a

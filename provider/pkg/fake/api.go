@@ -53,6 +53,7 @@ type API struct {
 	mu             sync.Mutex
 	world          world
 	affinityGroups []*cloudstack.AffinityGroup
+	projects       []*cloudstack.Project
 	vms            []*cloudstack.VirtualMachine
 	// expunged ids still resolve in CloudStack: listing one finds nothing rather than failing.
 	expunged     map[string]bool
@@ -84,6 +85,7 @@ func (a *API) Reset() {
 	defer a.mu.Unlock()
 	a.world = defaultWorld()
 	a.affinityGroups = nil
+	a.projects = nil
 	a.vms = nil
 	a.expunged = map[string]bool{}
 	a.jobs = nil

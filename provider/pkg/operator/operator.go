@@ -74,6 +74,8 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		lo.Must0(op.Manager.Add(csapi.NewCloudConfigReloader(opts.CloudConfig, api, creds, csapi.CloudConfigPollInterval)))
 	}
 	uncached := lo.Must(client.New(op.GetConfig(), client.Options{Scheme: op.GetScheme(), Mapper: op.GetRESTMapper()}))
+	uid, err := clusterUID(ctx, uncached)
+	exitOnError(err)
 
 	unavailable := pkgcache.NewUnavailableOfferings(op.Clock, pkgcache.UnavailableOfferingsTTL)
 	crmetrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -81,7 +83,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		Help: "Instance type x zone pairs skipped after an insufficient capacity error.",
 	}, func() float64 { return float64(unavailable.Len()) }))
 
-	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName)
+	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName, uid)
 	nodeClassProviders := nodeclass.NewProviders(api, affinityGroups, creds.Zone)
 	pricingProvider := pricing.NewDefaultProvider(api, uncached, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap})
 	userData := bootstrap.NewDefaultProvider(uncached, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
@@ -92,7 +94,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, csapi.Scope{})
 	lo.Must0(op.Manager.Add(watcher))
 	launchFailures := launchfailure.NewQueue()
-	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, NodeClasses: instance.NodeClassScopes{Reader: op.GetClient()}},
+	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, ClusterUID: uid, NodeClasses: instance.NodeClassScopes{Reader: op.GetClient()}},
 		watcher, unavailable, userData, affinityGroups, launchFailures, pkgcache.NewInstances())
 	lo.Must0(op.Manager.Add(instances))
 

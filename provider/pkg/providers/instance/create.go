@@ -61,7 +61,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 			return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
 		}
 		if existing != nil {
-			return p.adopt(nodeClass, existing, instanceTypes), nil
+			return p.adopt(ctx, nodeClass, existing, p.tagsFor(nodeClass, nodeClaim), instanceTypes)
 		}
 	}
 	c, err := p.choose(nodeClass, nodeClaim, instanceTypes)
@@ -278,7 +278,7 @@ func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNo
 		return csapi.DeployRequest{}, fmt.Errorf("rendering userdata, %w", err)
 	}
 	req := csapi.DeployRequest{
-		Scope: resources.Scope(nodeClass), Name: nodeClaim.Name, DisplayName: displayName(nodeClaim.Name, p.opts.ClusterName), ZoneID: c.zone.ID,
+		Scope: resources.Scope(nodeClass), Name: nodeClaim.Name, DisplayName: displayName(nodeClaim.Name, p.opts.ClusterName, p.opts.ClusterUID), ZoneID: c.zone.ID,
 		ServiceOfferingID: labels[v1.LabelServiceOffering], TemplateID: c.template.ID, NetworkIDs: []string{c.network.ID},
 		UserData: userData, SSHKeyPairs: nodeClass.Status.SSHKeyPairs, Details: maps.Clone(nodeClass.Spec.Details),
 	}
