@@ -64,7 +64,7 @@ func TestRepairPolicies(t *testing.T) {
 		}, ""},
 		// Karpenter's reboot e2e specs inject their fault 11 minutes old and expect a reboot.
 		{"a kernel deadlock of 11 minutes", []corev1.NodeCondition{fault(cloudprovider.ConditionKernelDeadlock, corev1.ConditionTrue, 11*time.Minute)}, corecloudprovider.RebootNode},
-		{"a kernel deadlock of 9 minutes", []corev1.NodeCondition{fault(cloudprovider.ConditionKernelDeadlock, corev1.ConditionTrue, 9*time.Minute)}, ""},
+		{"a kernel deadlock of 4 minutes", []corev1.NodeCondition{fault(cloudprovider.ConditionKernelDeadlock, corev1.ConditionTrue, 4*time.Minute)}, ""},
 		{"a kernel deadlock of a day", []corev1.NodeCondition{fault(cloudprovider.ConditionKernelDeadlock, corev1.ConditionTrue, 24*time.Hour)}, corecloudprovider.RebootNode},
 		{"a crash-looping kubelet", []corev1.NodeCondition{fault(cloudprovider.ConditionFrequentKubeletRestart, corev1.ConditionTrue, 11*time.Minute)}, corecloudprovider.RebootNode},
 		{"a crash-looping containerd", []corev1.NodeCondition{fault(cloudprovider.ConditionFrequentContainerdRestart, corev1.ConditionTrue, 11*time.Minute)}, corecloudprovider.RebootNode},
@@ -81,6 +81,25 @@ func TestRepairPolicies(t *testing.T) {
 				t.Errorf("action %q (condition %s), want %q", result.Action, result.Condition, tc.want)
 			}
 		})
+	}
+
+	// Tolerations count from the node's creation at the earliest: a fault injected 11 minutes
+	// old into a node created a minute ago waits for the node to be 5 minutes old.
+	young := node(fault(cloudprovider.ConditionKernelDeadlock, corev1.ConditionTrue, 11*time.Minute))
+	young.CreationTimestamp = metav1.NewTime(now.Add(-time.Minute))
+	if got := health.Resolve(matcher.Match(young), now, time.Time{}).Action; got != "" {
+		t.Errorf("a node a minute old: action %q, want none yet", got)
+	}
+	if got := health.Resolve(matcher.Match(young), now.Add(4*time.Minute), time.Time{}).Action; got != corecloudprovider.RebootNode {
+		t.Errorf("the same node 5 minutes old: action %q, want %q", got, corecloudprovider.RebootNode)
+	}
+	// After a reboot the toleration starts again from its end: the fault it did not clear earns
+	// the second reboot 5 minutes later, after which core replaces the node.
+	if got := health.Resolve(matcher.Match(young), now.Add(8*time.Minute), now.Add(4*time.Minute)).Action; got != "" {
+		t.Errorf("4 minutes after a reboot: action %q, want none yet", got)
+	}
+	if got := health.Resolve(matcher.Match(young), now.Add(9*time.Minute), now.Add(4*time.Minute)).Action; got != corecloudprovider.RebootNode {
+		t.Errorf("5 minutes after a reboot: action %q, want %q", got, corecloudprovider.RebootNode)
 	}
 
 	// Ready=False and Unknown are replaced after half an hour, whatever the reason.
