@@ -91,8 +91,9 @@ lint: $(STATICCHECK) ## go vet and staticcheck on every module
 # Each run brings up its own KWOK cluster; -baseline repeats the scenario with Karpenter's KWOK
 # provider on an identical cluster, for ratios measured in the same run. -nodes is the
 # scenario's size and -timeout bounds each scale-out (benchmarks/README.md explains every
-# setting). Each run replaces its scenario and size's result in benchmarks/results and writes
-# benchmarks/RESULTS.md again from the latest result of each; run logs go to .bench/runs.
+# setting). Each run replaces its scenario and size's JSON in benchmarks/results, renders its
+# Markdown and plots into .bench/results (git-ignored) and writes benchmarks/RESULTS.md again
+# from the latest result of each; run logs go to .bench/runs.
 BENCH_RESULTS := -out benchmarks/results -summary benchmarks/RESULTS.md
 BENCH := $(TEST_ENV) $(GO) run ./benchmarks/cmd/bench $(BENCH_RESULTS)
 # Thousands of nodes: kwokctl's own heartbeat factor of 5 and 32 kwok node-lease workers.
@@ -145,7 +146,7 @@ bench-kind: kind-up ## S1 at 1000 pods and S2 at 500 nodes with the baseline on 
 	$(BENCH) -runtime kind -scenario S2 -nodes $(BENCH_KIND_S2) -baseline -timeout 10m
 
 .PHONY: bench-results
-bench-results: ## Write benchmarks/RESULTS.md again from benchmarks/results without running
+bench-results: ## Render every result in benchmarks/results into .bench/results and write benchmarks/RESULTS.md, without running
 	$(GO) run ./benchmarks/cmd/bench $(BENCH_RESULTS) -summarize
 
 ## ---- kind ------------------------------------------------------------------------------------
@@ -174,6 +175,17 @@ kind-image: $(KIND_IMAGE_BINARIES) ## Build the kind node image and the images i
 .PHONY: kind-up
 kind-up: kind-image ## Start docker if needed and a kind cluster with kwok in it; kubeconfig in .kind/kubeconfig
 	@tools/kind/cluster.sh up
+
+# Karpenter's own e2e suites from the karpenter module (e2e/README.md#karpenters-own-suites),
+# unmodified, against the provider and the fake cloud on the kind cluster; writes
+# e2e/UPSTREAM.md. Not part of `make test`: the three suites take hours.
+UPSTREAM_SUITES ?= regression disruption performance
+UPSTREAM_FOCUS ?=
+UPSTREAM_SKIP ?=
+
+.PHONY: e2e-upstream
+e2e-upstream: kind-up ## Karpenter's own regression, disruption and performance suites on kind; writes e2e/UPSTREAM.md (UPSTREAM_SUITES, UPSTREAM_FOCUS, UPSTREAM_SKIP)
+	$(GO) run ./e2e/cmd/upstream -suites "$(UPSTREAM_SUITES)" -focus "$(UPSTREAM_FOCUS)" -skip "$(UPSTREAM_SKIP)"
 
 .PHONY: kind-down
 kind-down: ## Delete the kind cluster and stop the dockerd kind-up started

@@ -82,10 +82,10 @@ var requiredAccess = concat(
 	// The rest goes through an uncached client, so it needs no list/watch beyond what it calls.
 	// User prices: a ConfigMap of the release namespace.
 	[]access{{Verb: "get", Resource: "configmaps", Namespace: namespace, Name: "karpenter-cloudstack-pricing"}},
-	// Bootstrap: one token Secret per NodeClaim (get before create makes minting idempotent),
-	// a sweep that lists and deletes used or expired ones, the cluster CA for the join
-	// configuration, and the API server address nodes join.
-	writes("", "kube-system", []string{"get", "list", "create", "delete"}, "secrets"),
+	// Bootstrap: one token Secret per NodeClaim, created and deleted by its derived name and
+	// never read (the chart's admission policy narrows both verbs to the provider's tokens),
+	// the cluster CA for the join configuration, and the API server address nodes join.
+	writes("", "kube-system", []string{"create", "delete"}, "secrets"),
 	[]access{
 		{Verb: "get", Resource: "configmaps", Namespace: "kube-system", Name: "kube-root-ca.crt"},
 		{Verb: "list", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: "default"},
@@ -94,7 +94,10 @@ var requiredAccess = concat(
 
 // forbiddenAccess is what a compromised controller must still not be able to do.
 var forbiddenAccess = []access{
-	// Secrets: only kube-system's, and never change a token in place.
+	// Secrets: never read any, write only kube-system's, and never change a token in place.
+	{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "cloud-config"},
+	{Verb: "get", Resource: "secrets", Namespace: "kube-system"},
+	{Verb: "list", Resource: "secrets", Namespace: "kube-system"},
 	{Verb: "get", Resource: "secrets", Namespace: namespace},
 	{Verb: "list", Resource: "secrets", Namespace: "default"},
 	{Verb: "list", Resource: "secrets"},

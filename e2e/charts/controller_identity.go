@@ -80,8 +80,8 @@ func (c *ControllerIdentity) Impersonation() rest.ImpersonationConfig {
 // ProviderEnv are the controller settings, as KEY=VALUE, that the RBAC depends on.
 func (c *ControllerIdentity) ProviderEnv() []string { return c.env }
 
-// Grant creates the release namespace, the ServiceAccount, its roles and bindings, as a Helm
-// install would; applying again changes nothing.
+// Grant creates the release namespace, the ServiceAccount, its roles, bindings and admission
+// policies, as a Helm install would; applying again changes nothing.
 func (c *ControllerIdentity) Grant(ctx context.Context, admin client.Client) error {
 	namespace := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": c.namespace},

@@ -21,6 +21,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -30,6 +31,8 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 const chart = "karpenter-cloudstack"
@@ -192,6 +195,43 @@ var _ = Describe("karpenter-cloudstack chart", func() {
 		)
 	})
 
+	Context("a private CA", func() {
+		pem := string(test.CACertificatePEM())
+
+		It("mounts cloudstack.caBundle read-only from a ConfigMap and points CLOUDSTACK_CA_FILE at it", func() {
+			r := render(chart, append(inlineValues, "cloudstack.caBundle="+pem)...)
+			Expect(typed[corev1.ConfigMap](r, "ConfigMap", fullname+"-ca").Data).To(Equal(map[string]string{"ca.pem": pem}))
+			d := typed[appsv1.Deployment](r, "Deployment", fullname)
+			c := onlyContainer(d)
+			Expect(envOf(c)).To(HaveKeyWithValue("CLOUDSTACK_CA_FILE", HaveField("Value", "/etc/cloudstack-ca/ca.pem")))
+			Expect(c.VolumeMounts).To(ConsistOf(SatisfyAll(
+				HaveField("Name", "ca-bundle"), HaveField("MountPath", "/etc/cloudstack-ca"), HaveField("ReadOnly", BeTrue()))))
+			Expect(d.Spec.Template.Spec.Volumes).To(ConsistOf(SatisfyAll(
+				HaveField("Name", "ca-bundle"), HaveField("ConfigMap.Name", fullname+"-ca"))))
+			// The provider reads the bundle at start-up: a new one must roll the pods.
+			Expect(d.Spec.Template.Annotations).To(HaveKey("checksum/ca-bundle"))
+		})
+
+		It("mounts the bundle beside the CCM's cloud-config", func() {
+			r := render(chart, "clusterName=c", "cloudstack.cloudConfigSecret.name=cloudstack-secret", "cloudstack.caBundle="+pem)
+			c := onlyContainer(typed[appsv1.Deployment](r, "Deployment", fullname))
+			Expect(envOf(c)).To(SatisfyAll(HaveKey("CLOUDSTACK_CA_FILE"), HaveKey("CLOUDSTACK_CLOUD_CONFIG")))
+			Expect(c.VolumeMounts).To(ConsistOf(HaveField("Name", "cloud-config"), HaveField("Name", "ca-bundle")))
+		})
+
+		It("renders none of it without the value", func() {
+			r := render(chart, inlineValues...)
+			Expect(r.Get("ConfigMap", fullname+"-ca")).To(BeNil())
+			Expect(envOf(onlyContainer(typed[appsv1.Deployment](r, "Deployment", fullname)))).NotTo(HaveKey("CLOUDSTACK_CA_FILE"))
+		})
+
+		It("refuses a bundle without a certificate, or beside verifySSL false", func() {
+			Expect(renderError(chart, append(inlineValues, "cloudstack.caBundle=MIIBkTCB+wIJAK")...)).To(MatchError(ContainSubstring("cloudstack.caBundle holds no PEM certificate")))
+			Expect(renderError(chart, append(inlineValues, "cloudstack.caBundle="+pem, "cloudstack.verifySSL=false")...)).To(MatchError(
+				SatisfyAll(ContainSubstring("cloudstack.caBundle"), ContainSubstring("cloudstack.verifySSL is false"))))
+		})
+	})
+
 	It("passes prices to the provider through a ConfigMap only its Role may read", func() {
 		r := render(chart, append(inlineValues, "pricing.configMapName=prices", `pricing.prices.gp\.large=0.12`)...)
 		Expect(typed[corev1.ConfigMap](r, "ConfigMap", "prices").Data).To(Equal(map[string]string{"gp.large": "0.12"}))
@@ -202,6 +242,18 @@ var _ = Describe("karpenter-cloudstack chart", func() {
 		Expect(role.Rules).To(ContainElement(rbacv1.PolicyRule{
 			APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"prices"}, Verbs: []string{"get"}}))
 		Expect(render(chart, inlineValues...).OfKind("ConfigMap")).To(BeEmpty())
+	})
+
+	It("narrows the ServiceAccount it runs as, also one it does not create, to the provider's own tokens", func() {
+		r := render(chart, append(inlineValues, "serviceAccount.create=false", "serviceAccount.name=existing")...)
+		policy := typed[admissionregistrationv1.ValidatingAdmissionPolicy](r, "ValidatingAdmissionPolicy", fullname+"-bootstrap-tokens")
+		Expect(policy.Spec.MatchConditions).To(ConsistOf(HaveField("Expression",
+			ContainSubstring(`"system:serviceaccount:`+namespace+`:existing"`))))
+		Expect(policy.Spec.Validations).To(ContainElement(HaveField("Expression", ContainSubstring(`"`+bootstrap.LabelNodeClaim+`"`))),
+			"the label the provider puts on its tokens")
+		binding := typed[admissionregistrationv1.ValidatingAdmissionPolicyBinding](r, "ValidatingAdmissionPolicyBinding", fullname+"-bootstrap-tokens")
+		Expect(binding.Spec.PolicyName).To(Equal(policy.Name))
+		Expect(binding.Spec.ValidationActions).To(Equal([]admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}))
 	})
 
 	It("creates a ServiceMonitor only when asked", func() {

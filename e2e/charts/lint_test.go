@@ -23,6 +23,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/charts"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 var _ = DescribeTable("helm lint finds nothing to warn about",
@@ -40,5 +41,6 @@ var _ = DescribeTable("helm lint finds nothing to warn about",
 		Expect(findings).To(BeEmpty())
 	},
 	Entry("karpenter-cloudstack", "karpenter-cloudstack", inlineValues),
+	Entry("karpenter-cloudstack with a CA bundle", "karpenter-cloudstack", append(inlineValues, "cloudstack.caBundle="+string(test.CACertificatePEM()))),
 	Entry("fakecloudstack", "fakecloudstack", []string{}),
 )

@@ -118,10 +118,11 @@ func (r *Rendered) OfKind(kinds ...string) []*unstructured.Unstructured {
 	return out
 }
 
-// RBAC returns the ServiceAccount and every role and binding: what must be applied to run the
-// controller with the chart's identity.
+// RBAC returns the ServiceAccount, every role and binding, and the admission policies that
+// narrow them: what must be applied to run the controller with the chart's identity.
 func (r *Rendered) RBAC() []*unstructured.Unstructured {
-	return r.OfKind("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+	return r.OfKind("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+		"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
 }
 
 // Dir returns the path of charts/<name> in this repository.

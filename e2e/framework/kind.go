@@ -83,61 +83,82 @@ func (e *Environment) installCharts(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := e.installChart(ctx, "fakecloudstack", fakeRelease, fakeNamespace, fakeValues); err != nil {
+	if err := InstallFakeCloud(ctx, e.Kubeconfig(), e.Root, fakeValues); err != nil {
 		return err
 	}
-	return e.installChart(ctx, "karpenter-cloudstack", providerRelease, providerNamespace, e.providerValues())
+	return InstallProvider(ctx, e.Kubeconfig(), e.Root, providerRelease, providerNamespace, e.providerValues())
 }
 
-func (e *Environment) installChart(ctx context.Context, chart, release, namespace string, values map[string]any) error {
-	return charts.Install(ctx, e.Kubeconfig(), filepath.Join(e.Root, "charts", chart), release, namespace, values, chartTimeout)
+// InstallFakeCloud installs the fake cloud's chart where ProviderChartValues point.
+func InstallFakeCloud(ctx context.Context, kubeconfig, root string, values map[string]any) error {
+	return charts.Install(ctx, kubeconfig, filepath.Join(root, "charts", "fakecloudstack"), fakeRelease, fakeNamespace, values, chartTimeout)
+}
+
+// InstallProvider installs the provider's chart as release in namespace.
+func InstallProvider(ctx context.Context, kubeconfig, root, release, namespace string, values map[string]any) error {
+	return charts.Install(ctx, kubeconfig, filepath.Join(root, "charts", "karpenter-cloudstack"), release, namespace, values, chartTimeout)
+}
+
+// UninstallFakeCloud removes what InstallFakeCloud installed; a missing release is fine.
+func UninstallFakeCloud(kubeconfig string) error {
+	return charts.Uninstall(kubeconfig, fakeRelease, fakeNamespace, chartTimeout)
+}
+
+// UninstallProvider removes a release of the provider's chart; a missing release is fine.
+func UninstallProvider(kubeconfig, release, namespace string) error {
+	return charts.Uninstall(kubeconfig, release, namespace, chartTimeout)
 }
 
 // uninstallCharts removes the provider, then the fake cloud; missing releases are fine.
 func (e *Environment) uninstallCharts() error {
-	return errors.Join(
-		charts.Uninstall(e.Kubeconfig(), providerRelease, providerNamespace, chartTimeout),
-		charts.Uninstall(e.Kubeconfig(), fakeRelease, fakeNamespace, chartTimeout),
-	)
+	return errors.Join(UninstallProvider(e.Kubeconfig(), providerRelease, providerNamespace), UninstallFakeCloud(e.Kubeconfig()))
 }
 
-// fakeValues are docs/install.md's values for the fake with the run's keys and admin token,
-// its world file and the toleration of the kind node's taint.
-func (e *Environment) fakeValues() (map[string]any, error) {
+// fakeValues are the fake cloud's chart values for this run.
+func (e *Environment) fakeValues() (map[string]any, error) { return e.FakeChartValues(e.World) }
+
+// FakeChartValues are docs/install.md's values for the fake with these keys and admin token,
+// the world file (empty keeps the chart's default world) and the toleration of the kind
+// node's taint.
+func (s Settings) FakeChartValues(worldFile string) (map[string]any, error) {
 	values := map[string]any{
-		"apiKey":        e.APIKey,
-		"secretKey":     e.SecretKey,
-		"adminToken":    e.AdminToken,
+		"apiKey":        s.APIKey,
+		"secretKey":     s.SecretKey,
+		"adminToken":    s.AdminToken,
 		"nodeSimulator": map[string]any{"enabled": true},
 		"tolerations":   []any{map[string]any{"key": "CriticalAddonsOnly", "operator": "Exists"}},
 	}
-	if e.World != "" {
-		raw, err := os.ReadFile(e.World)
+	if worldFile != "" {
+		raw, err := os.ReadFile(worldFile)
 		if err != nil {
 			return nil, fmt.Errorf("reading the world file, %w", err)
 		}
 		world := map[string]any{}
 		if err := yaml.Unmarshal(raw, &world); err != nil {
-			return nil, fmt.Errorf("parsing the world file %s, %w", e.World, err)
+			return nil, fmt.Errorf("parsing the world file %s, %w", worldFile, err)
 		}
 		values["config"] = world
 	}
 	return values, nil
 }
 
-// providerValues are docs/install.md's values pointed at the fake, the run's provider settings
-// as controller.env, and one replica: the chart's two each request a CPU, and the kind node
-// has the machine's cores (two here), most of them requested by the control plane.
-func (e *Environment) providerValues() map[string]any {
+// providerValues are the provider's chart values with the run's settings as controller.env.
+func (e *Environment) providerValues() map[string]any { return e.ProviderChartValues(e.ProviderEnv) }
+
+// ProviderChartValues are docs/install.md's values pointed at the in-cluster fake cloud, the
+// given KEY=VALUE settings as controller.env, and one replica: the chart's two each request a
+// CPU, and the kind node has the machine's cores (two here), most of them requested by the
+// control plane.
+func (s Settings) ProviderChartValues(env []string) map[string]any {
 	return map[string]any{
 		"cloudstack": map[string]any{
 			"apiUrl":    fakeClusterURL,
-			"apiKey":    e.APIKey,
-			"secretKey": e.SecretKey,
+			"apiKey":    s.APIKey,
+			"secretKey": s.SecretKey,
 		},
-		"clusterName": e.ClusterName,
+		"clusterName": s.ClusterName,
 		"replicas":    1,
-		"controller":  map[string]any{"env": ChartEnv(e.ProviderEnv)},
+		"controller":  map[string]any{"env": ChartEnv(env)},
 	}
 }
 

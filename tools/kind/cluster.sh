@@ -15,10 +15,16 @@ KUBECTL=$BIN/kubectl
 cluster_exists() { "$KIND" get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; }
 
 # The kind cluster configuration: no default CNI where the node image brings a one-node bridge
-# (node-image.sh's; kind's own image runs kindnet), a kubelet that runs on cgroup v1 hosts too (1.36 refuses them by default), and the API
-# server's audit log, with the e2e framework's policy, in .kind/audit on the host: suites that
-# check the provider's identity read it there.
+# (node-image.sh's; kind's own image runs kindnet), a kubelet that runs on cgroup v1 hosts too
+# (1.36 refuses them by default), the API server's audit log, with the e2e framework's policy,
+# in .kind/audit on the host (suites that check the provider's identity read it there), and
+# kube-scheduler started from Karpenter's own KubeSchedulerConfiguration, as the module's
+# hack/kind/cluster.yaml does: its second profile carries the default topology spread
+# constraints Karpenter's upstream DefaultTopologySpreadConstraints specs need (make
+# e2e-upstream); the default-scheduler profile is kube-scheduler's own.
 cluster_config() {
+	local scheduler_config
+	scheduler_config=$(module_dir karpenter-kwok sigs.k8s.io/karpenter)/test/suites/regression/testdata
 	cat <<-EOF
 		kind: Cluster
 		apiVersion: kind.x-k8s.io/v1alpha4
@@ -32,6 +38,9 @@ cluster_config() {
 		        readOnly: true
 		      - hostPath: $STATE/audit
 		        containerPath: /var/log/kubernetes/audit
+		      - hostPath: $scheduler_config
+		        containerPath: /etc/kubernetes/karpenter-scheduler-config
+		        readOnly: true
 		kubeadmConfigPatches:
 		  - |
 		    kind: KubeletConfiguration
@@ -54,6 +63,16 @@ cluster_config() {
 		          hostPath: /var/log/kubernetes/audit
 		          mountPath: /var/log/kubernetes/audit
 		          pathType: DirectoryOrCreate
+		    scheduler:
+		      extraArgs:
+		        - name: config
+		          value: /etc/kubernetes/karpenter-scheduler-config/kube-scheduler-config.yaml
+		      extraVolumes:
+		        - name: karpenter-scheduler-config
+		          hostPath: /etc/kubernetes/karpenter-scheduler-config
+		          mountPath: /etc/kubernetes/karpenter-scheduler-config
+		          readOnly: true
+		          pathType: Directory
 	EOF
 }
 

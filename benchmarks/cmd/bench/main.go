@@ -15,9 +15,9 @@ limitations under the License.
 */
 
 // Command bench runs one benchmark scenario on a KWOK cluster with our provider over the
-// fake cloud and, with -baseline, the same scenario with Karpenter's KWOK provider, and writes
-// the results as JSON, a Markdown table and PNG plots: the timeline, the CloudStack calls by
-// command and the latency histograms.
+// fake cloud and, with -baseline, the same scenario with Karpenter's KWOK provider. It saves the
+// results as JSON and renders them as Markdown tables and PNG plots (the timeline, the
+// CloudStack calls by command and the latency histograms) into a folder of their own.
 package main
 
 import (
@@ -57,7 +57,8 @@ type options struct {
 	baseline bool
 	// repeat is the number of paired runs (ours, then the baseline) of the invocation.
 	repeat int
-	out    string
+	// out receives the results JSON, rendered the Markdown and plots rendered from them.
+	out, rendered string
 	// runs receives each provider's run folder (logs, kubeconfig).
 	runs    string
 	timeout time.Duration
@@ -67,11 +68,11 @@ type options struct {
 	cluster     cluster.Tuning
 	// runtime is where the clusters run: cluster.RuntimeBinary or cluster.RuntimeKind.
 	runtime string
-	// render names a saved results JSON whose Markdown and plots are written again, next to
-	// it, instead of running anything.
+	// render names a saved results JSON whose Markdown and plots are rendered again instead
+	// of running anything.
 	render string
 	// summary is RESULTS.md, written from the latest result of each scenario and size in out
-	// after the run, or instead of it with summarize.
+	// after the run, or instead of it with summarize, which renders every result in out too.
 	summary   string
 	summarize bool
 }
@@ -107,10 +108,11 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	fs.IntVar(&o.size, "nodes", 100, "scale of the scenario: nodes for S0 and S3, pods for S1, pods (one node each) for S2, S4 and S5")
 	fs.BoolVar(&o.baseline, "baseline", false, "also run the scenario with Karpenter's KWOK provider and report ratios")
 	fs.IntVar(&o.repeat, "repeat", 1, "paired runs of ours and the baseline, each on fresh clusters, reported with each run's ratios and their median; odd, so that the median is one run's ratio")
-	fs.StringVar(&o.out, "out", ".bench", "folder for the results: <scenario>-<size>.json, .md and plots")
+	fs.StringVar(&o.out, "out", ".bench", "folder for the results: <scenario>-<size>.json")
+	fs.StringVar(&o.rendered, "rendered", filepath.Join(".bench", "results"), "folder for the Markdown and plots rendered from each result: <scenario>-<size>.md and .png")
 	fs.StringVar(&o.runs, "runs", filepath.Join(".bench", "runs"), "folder for each provider's run folder (logs), deleted when the run completes")
 	fs.StringVar(&o.summary, "summary", "", "after the run, write this file (benchmarks/RESULTS.md) from the latest result of each scenario and size in -out")
-	fs.BoolVar(&o.summarize, "summarize", false, "write -summary from the results in -out without running")
+	fs.BoolVar(&o.summarize, "summarize", false, "render every result in -out into -rendered and write -summary, without running")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "limit of each provider's scale-out (and of the scale-down)")
 	coreEnv := fs.String("core-env", "", "comma-separated KEY=VALUE settings of Karpenter core, given to both providers, such as BATCH_MAX_DURATION=60s")
 	providerEnv := fs.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider only, such as CLOUDSTACK_RATE_LIMIT=25")
@@ -119,7 +121,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	fs.UintVar(&o.cluster.NodeLeaseParallelism, "node-lease-parallelism", 0, "node leases kwok renews at once in both clusters; 0 keeps kwok's 4, too few for 1,000 nodes on a loaded API server")
 	fs.UintVar(&o.cluster.NodeStageParallelism, "node-stage-parallelism", 0, "node stages (made Ready, status heartbeats) kwok plays at once in both clusters; 0 keeps kwok's 4, too few for 2,000 nodes arriving within a minute")
 	fs.StringVar(&o.runtime, "runtime", cluster.RuntimeBinary, "where the clusters run: binary (a kwokctl cluster per provider) or kind (the cluster of make kind-up, every provider installed with its chart); kind results are saved as <scenario>-<size>-kind")
-	fs.StringVar(&o.render, "render", "", "write the Markdown and plots of a saved results JSON again, next to it, without running")
+	fs.StringVar(&o.render, "render", "", "render the Markdown and plots of a saved results JSON into -rendered, without running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -301,42 +303,51 @@ func stop(ctx context.Context, t *run.Target) bool {
 }
 
 func write(o options, r report.Run) error {
-	base := filepath.Join(o.out, report.Name(o.ID, o.size, o.marker()))
-	if err := report.WriteJSON(base+".json", r); err != nil {
+	name := report.Name(o.ID, o.size, o.marker())
+	if err := report.WriteJSON(filepath.Join(o.out, name+".json"), r); err != nil {
 		return err
 	}
-	if err := publish(base, r, os.Stdout); err != nil {
+	if err := publish(o.rendered, name, r, os.Stdout); err != nil {
 		return err
 	}
 	return summarize(o)
 }
 
-// publishSaved publishes saved results again, as the renderer changes: the Markdown and plots
-// of -render and the summary.
+// publishSaved publishes saved results again, as the renderer changes: the result of -render,
+// or with -summarize every result in -out, and the summary.
 func publishSaved(o options, stdout io.Writer) error {
-	if o.render != "" {
-		if err := render(o.render, stdout); err != nil {
+	paths := []string{o.render}
+	if o.summarize {
+		// Every result: their Markdown is in the rendered files, not printed as well.
+		stdout = io.Discard
+		var err error
+		if paths, err = filepath.Glob(filepath.Join(o.out, "*.json")); err != nil {
+			return fmt.Errorf("listing %s, %w", o.out, err)
+		}
+	}
+	for _, path := range paths {
+		r, err := report.ReadJSON(path)
+		if err != nil {
+			return err
+		}
+		if err := publish(o.rendered, strings.TrimSuffix(filepath.Base(path), ".json"), r, stdout); err != nil {
 			return err
 		}
 	}
 	return summarize(o)
 }
 
-// summarize writes the summary, when asked for one.
+// summarize writes the summary, when asked for one, marking the runs that predate the
+// provider's latest change in the repository bench runs in.
 func summarize(o options) error {
 	if o.summary == "" {
 		return nil
 	}
-	return report.WriteSummary(o.summary, o.out)
-}
-
-// render publishes a saved run again.
-func render(path string, stdout io.Writer) error {
-	r, err := report.ReadJSON(path)
+	staleness, err := report.GitStaleness(".")
 	if err != nil {
 		return err
 	}
-	return publish(strings.TrimSuffix(path, ".json"), r, stdout)
+	return report.Summary{Path: o.summary, Dir: o.out, Rendered: filepath.ToSlash(o.rendered), Staleness: staleness}.Write()
 }
 
 // machine describes this machine: cores, memory and OS.
@@ -382,29 +393,27 @@ func commit(o options) string {
 	return head
 }
 
-// publish writes the Markdown table of r as base.md, each plot there is something to draw as
-// base<suffix>.png next to it, referenced from the Markdown, and prints the Markdown.
-func publish(base string, r report.Run, stdout io.Writer) error {
+// publish renders r into dir as name.md and a PNG for each of its figures, referenced from the
+// Markdown, and prints the Markdown.
+func publish(dir, name string, r report.Run, stdout io.Writer) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s, %w", dir, err)
+	}
+	figures, err := report.Figures(r)
+	if err != nil {
+		return err
+	}
 	md := report.Markdown(r)
-	for _, p := range []struct {
-		suffix, alt string
-		plot        *report.Plot
-	}{
-		{"", "pods running and nodes ready", report.TimelinePlot(r.Results)},
-		{"-calls", "CloudStack calls per node by command", report.CallsPlot(r.Results)},
-		{"-latency", "latency histograms", report.LatencyPlot(r.Results)},
-	} {
-		if p.plot == nil {
-			continue
-		}
-		if err := report.WritePNG(base+p.suffix+".png", p.plot); err != nil {
+	for _, f := range figures {
+		if err := f.WritePNG(filepath.Join(dir, name+f.Suffix+".png")); err != nil {
 			return err
 		}
-		md += fmt.Sprintf("\n![%s](%s%s.png)\n", p.alt, filepath.Base(base), p.suffix)
+		md += fmt.Sprintf("\n![%s](%s%s.png)\n", f.Alt, name, f.Suffix)
 	}
-	if err := os.WriteFile(base+".md", []byte(md), 0o644); err != nil {
-		return fmt.Errorf("writing %s.md, %w", base, err)
+	path := filepath.Join(dir, name+".md")
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return fmt.Errorf("writing %s, %w", path, err)
 	}
-	_, err := fmt.Fprintln(stdout, md)
+	_, err = fmt.Fprintln(stdout, md)
 	return err
 }

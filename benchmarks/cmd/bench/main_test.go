@@ -44,7 +44,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.runs != filepath.Join(".bench", "runs") || o.timeout != 5*time.Minute ||
+	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.rendered != filepath.Join(".bench", "results") || o.runs != filepath.Join(".bench", "runs") || o.timeout != 5*time.Minute ||
 		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize || o.runtime != cluster.RuntimeBinary || o.marker() != "" || o.repeat != 1 {
 		t.Errorf("defaults = %+v", o)
 	}
@@ -110,7 +110,7 @@ func TestParseFlagsReadsTheKindRuntime(t *testing.T) {
 
 func TestAKindRunIsSavedApartAndSummarizedAsOnKind(t *testing.T) {
 	dir := t.TempDir()
-	o := options{size: 3, out: filepath.Join(dir, "results"), summary: filepath.Join(dir, "RESULTS.md"), runtime: cluster.RuntimeKind}
+	o := options{size: 3, out: filepath.Join(dir, "results"), rendered: filepath.Join(dir, "rendered"), summary: filepath.Join(dir, "RESULTS.md"), runtime: cluster.RuntimeKind}
 	o.ID = "S2"
 	if err := os.Mkdir(o.out, 0o755); err != nil {
 		t.Fatal(err)
@@ -131,14 +131,14 @@ func TestAKindRunIsSavedApartAndSummarizedAsOnKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## S2, size 3, on kind", "[results/S2-3-kind.md](results/S2-3-kind.md)"} {
+	for _, want := range []string{"## S2, size 3, on kind", "From [S2-3-kind.json](results/S2-3-kind.json)", "rendered/S2-3-kind.md"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)
 		}
 	}
 }
 
-func TestRenderWritesTheMarkdownAndEveryPlotNextToTheJSON(t *testing.T) {
+func TestRenderWritesTheMarkdownAndEveryPlotIntoTheRenderedFolder(t *testing.T) {
 	ours := report.Result{Scenario: "S2", Size: 3, Provider: "cloudstack", Completed: true,
 		Timeline:     []report.Sample{{Seconds: 0}, {Seconds: 10, PodsRunning: 3, NodesReady: 3}},
 		Calls:        stats.Calls{"deployVirtualMachine": {"200": 3}},
@@ -147,6 +147,7 @@ func TestRenderWritesTheMarkdownAndEveryPlotNextToTheJSON(t *testing.T) {
 	}
 	kwok := report.Result{Scenario: "S2", Size: 3, Provider: "kwok", Completed: true}
 	dir := t.TempDir()
+	rendered := filepath.Join(dir, "rendered")
 	for _, c := range []struct {
 		name    string
 		results []report.Result
@@ -161,10 +162,10 @@ func TestRenderWritesTheMarkdownAndEveryPlotNextToTheJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out strings.Builder
-		if err := render(path, &out); err != nil {
+		if err := publishSaved(options{render: path, rendered: rendered}, &out); err != nil {
 			t.Fatal(err)
 		}
-		md, err := os.ReadFile(filepath.Join(dir, c.name+".md"))
+		md, err := os.ReadFile(filepath.Join(rendered, c.name+".md"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,86 +174,68 @@ func TestRenderWritesTheMarkdownAndEveryPlotNextToTheJSON(t *testing.T) {
 		}
 		for _, suffix := range []string{"", "-calls", "-latency"} {
 			png := c.name + suffix + ".png"
-			_, statErr := os.Stat(filepath.Join(dir, png))
+			_, statErr := os.Stat(filepath.Join(rendered, png))
 			want := slices.Contains(c.plots, png)
 			if want != (statErr == nil) || want != strings.Contains(string(md), "]("+png+")") {
 				t.Errorf("%s: %s written %v, referenced %v; want both %v", c.name, png, statErr == nil, strings.Contains(string(md), png), want)
 			}
 		}
 	}
-	if err := render(filepath.Join(dir, "missing.json"), io.Discard); err == nil {
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 3 {
+		t.Errorf("the JSON folder holds %d entries (%v), want the two JSON and the rendered folder", len(entries), err)
+	}
+	if err := publishSaved(options{render: filepath.Join(dir, "missing.json"), rendered: rendered}, io.Discard); err == nil {
 		t.Error("rendering a missing file succeeded")
 	}
 }
 
-// TestCommittedResultsAreWhatTheirJSONRenders renders every committed results JSON again, with
-// the summary, and wants exactly the committed Markdown, plots and RESULTS.md: nothing edited
-// by hand, nothing left of a replaced run.
-func TestCommittedResultsAreWhatTheirJSONRenders(t *testing.T) {
+// TestCommittedResultsAreJSONAndRESULTSIsWhatTheyRender wants only JSON in the committed
+// results, each of which renders, and RESULTS.md exactly as they render it: nothing edited by
+// hand, nothing left of a replaced run. The stale marks are left out of the comparison: they
+// follow provider/'s history, and RESULTS.md is written again when results change, not each
+// time the provider does.
+func TestCommittedResultsAreJSONAndRESULTSIsWhatTheyRender(t *testing.T) {
 	committed := filepath.Join("..", "..", "results")
-	jsons, err := filepath.Glob(filepath.Join(committed, "*.json"))
-	if err != nil || len(jsons) == 0 {
-		t.Fatalf("finding the committed results: %v, %d files", err, len(jsons))
+	entries, err := os.ReadDir(committed)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("finding the committed results: %v, %d files", err, len(entries))
 	}
-	out := filepath.Join(t.TempDir(), "results")
-	if err := os.Mkdir(out, 0o755); err != nil {
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) != ".json" {
+			t.Errorf("%s is committed in results/: commit JSON only, make bench-results renders the rest into .bench/results", e.Name())
+		}
+	}
+	if err := publishSaved(options{out: committed, rendered: t.TempDir(), summarize: true}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	for _, j := range jsons {
-		raw, err := os.ReadFile(j)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, filepath.Base(j)), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := render(filepath.Join(out, filepath.Base(j)), io.Discard); err != nil {
-			t.Fatal(err)
-		}
-	}
-	summary := filepath.Join(filepath.Dir(out), "RESULTS.md")
-	if err := summarize(options{out: out, summary: summary}); err != nil {
-		t.Fatal(err)
-	}
-	expectSameFiles(t, committed, out)
-	expectSameFile(t, filepath.Join(committed, "..", "RESULTS.md"), summary, "make bench-results")
-}
-
-func expectSameFiles(t *testing.T, committed, generated string) {
-	t.Helper()
-	names := func(dir string) []string {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, e := range entries {
-			out = append(out, e.Name())
-		}
-		return out
-	}
-	if c, g := names(committed), names(generated); !slices.Equal(c, g) {
-		t.Errorf("committed results %v, their JSON renders %v: keep only the latest run's files of each scenario and size", c, g)
-	}
-	for _, name := range names(generated) {
-		expectSameFile(t, filepath.Join(committed, name), filepath.Join(generated, name), "go run ./benchmarks/cmd/bench -render <json>")
-	}
-}
-
-func expectSameFile(t *testing.T, committed, generated, fix string) {
-	t.Helper()
-	want, err := os.ReadFile(generated)
+	path := filepath.Join(committed, "..", "RESULTS.md")
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := os.ReadFile(committed); err != nil || string(got) != string(want) {
-		t.Errorf("%s is not what its JSON renders (%v): run %s", committed, err, fix)
+	checked := regexp.MustCompile("`provider/` \\(([0-9a-f]{12}) when this file was written\\)").FindStringSubmatch(string(raw))
+	if checked == nil {
+		t.Fatalf("%s does not say which provider commit it was checked against", path)
+	}
+	runs, err := report.ReadDir(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every section marked, and every mark taken out below.
+	allStale := report.Staleness{Provider: checked[1], Stale: func(string) bool { return true }}
+	want, err := report.Summary{Path: path, Dir: committed, Rendered: ".bench/results", Staleness: allStale}.Markdown(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staleMark := regexp.MustCompile(`(?m)^\*\*Stale\*\*.*\n\n`)
+	if got := staleMark.ReplaceAllString(string(raw), ""); got != staleMark.ReplaceAllString(want, "") {
+		t.Errorf("%s is not what the results render: run make bench-results", path)
 	}
 }
 
 func TestARunRewritesTheSummary(t *testing.T) {
 	dir := t.TempDir()
-	o := options{size: 3, out: filepath.Join(dir, "results"), summary: filepath.Join(dir, "RESULTS.md")}
+	o := options{size: 3, out: filepath.Join(dir, "results"), rendered: filepath.Join(dir, "rendered"), summary: filepath.Join(dir, "RESULTS.md")}
 	o.ID = "S2"
 	if err := os.Mkdir(o.out, 0o755); err != nil {
 		t.Fatal(err)
@@ -266,7 +249,7 @@ func TestARunRewritesTheSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## S2, size 3", "Commit: abc.", "| ours | 42s |", "[results/S2-3.md](results/S2-3.md)"} {
+	for _, want := range []string{"## S2, size 3", "Commit: abc.", "| ours | 42s |", "From [S2-3.json](results/S2-3.json)"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)
 		}

@@ -18,15 +18,10 @@ package procstat
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-)
 
-// ProcRoot is the host's /proc. A kind node is a container of the host's kernel, so the
-// processes of its pods are processes of the host, with host pids, listed there too.
-const ProcRoot = "/proc"
+	"github.com/prometheus/procfs"
+)
 
 // ContainerProcess finds, under procRoot, the main process of the container with the given
 // ID (the hex part of a pod's containerID, "containerd://<id>"): the process whose cgroup
@@ -37,33 +32,28 @@ func ContainerProcess(procRoot, containerID string) (int, error) {
 	if len(containerID) < 12 {
 		return 0, fmt.Errorf("finding the process of container %q, not a container ID", containerID)
 	}
-	entries, err := os.ReadDir(procRoot)
+	fs, err := procfs.NewFS(procRoot)
+	if err != nil {
+		return 0, fmt.Errorf("opening %s, %w", procRoot, err)
+	}
+	procs, err := fs.AllProcs()
 	if err != nil {
 		return 0, fmt.Errorf("listing processes, %w", err)
 	}
-	inContainer := map[int]bool{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue // not a process
-		}
+	inContainer := map[int]procfs.Proc{}
+	for _, p := range procs {
 		// A process may exit between the listing and the read: it is not the one sought.
-		cgroup, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "cgroup"))
-		if err == nil && strings.Contains(string(cgroup), containerID) {
-			inContainer[pid] = true
+		if cgroups, err := p.Cgroups(); err == nil && namesContainer(cgroups, containerID) {
+			inContainer[p.PID] = p
 		}
 	}
 	var main []int
-	for pid := range inContainer {
-		stat, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	for pid, p := range inContainer {
+		stat, err := p.Stat()
 		if err != nil {
 			continue
 		}
-		parent, err := parseParent(string(stat))
-		if err != nil {
-			return 0, err
-		}
-		if !inContainer[parent] {
+		if _, ok := inContainer[stat.PPID]; !ok {
 			main = append(main, pid)
 		}
 	}
@@ -77,18 +67,11 @@ func ContainerProcess(procRoot, containerID string) (int, error) {
 	}
 }
 
-// parseParent reads the parent pid (field 4) of a /proc/<pid>/stat line.
-func parseParent(stat string) (int, error) {
-	fields, err := statFields(stat)
-	if err != nil {
-		return 0, err
+func namesContainer(cgroups []procfs.Cgroup, containerID string) bool {
+	for _, c := range cgroups {
+		if strings.Contains(c.Path, containerID) {
+			return true
+		}
 	}
-	if len(fields) < 2 {
-		return 0, fmt.Errorf("parsing stat %q, no parent pid", stat)
-	}
-	ppid, err := strconv.Atoi(fields[1])
-	if err != nil {
-		return 0, fmt.Errorf("parsing stat's parent pid, %w", err)
-	}
-	return ppid, nil
+	return false
 }

@@ -17,9 +17,6 @@ limitations under the License.
 package procstat
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -29,28 +26,10 @@ const (
 	pauseID = "aa11bb22cc33dd44ee55ff6677889900aa11bb22cc33dd44ee55ff6677889900"
 )
 
-// fakeProc writes a /proc with the processes of a kind node as the host sees them: pid, its
-// parent and its cgroup file.
-func fakeProc(t *testing.T, procs map[int][2]string) string {
+// fakeProc writes a /proc with the processes of a kind node as the host sees them.
+func fakeProc(t *testing.T, procs map[int]process) string {
 	t.Helper()
-	root := t.TempDir()
-	for pid, p := range procs {
-		dir := filepath.Join(root, fmt.Sprint(pid))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		stat := fmt.Sprintf("%d (some cmd) S %s 1 1 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 1 0 0", pid, p[0])
-		if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(stat), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "cgroup"), []byte(p[1]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Entries that are not processes are skipped.
-	if err := os.MkdirAll(filepath.Join(root, "sys"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	root, _ := fixture(t, procs, nil)
 	return root
 }
 
@@ -60,12 +39,12 @@ func podCgroup(id string) string {
 }
 
 func TestContainerProcessIsTheContainersTopProcess(t *testing.T) {
-	root := fakeProc(t, map[int][2]string{
-		1:   {"0", "12:memory:/\n"},
-		90:  {"1", "12:memory:/docker/node/system.slice/containerd.service\n"}, // the shim
-		100: {"90", podCgroup(pauseID)},
-		101: {"90", podCgroup(appID)},
-		102: {"101", podCgroup(appID)}, // a child of the app, in its cgroup
+	root := fakeProc(t, map[int]process{
+		1:   {ppid: 0, cgroup: "12:memory:/\n"},
+		90:  {ppid: 1, cgroup: "12:memory:/docker/node/system.slice/containerd.service\n"}, // the shim
+		100: {ppid: 90, cgroup: podCgroup(pauseID)},
+		101: {ppid: 90, cgroup: podCgroup(appID)},
+		102: {ppid: 101, cgroup: podCgroup(appID)}, // a child of the app, in its cgroup
 	})
 	pid, err := ContainerProcess(root, appID)
 	if err != nil {
@@ -77,11 +56,11 @@ func TestContainerProcessIsTheContainersTopProcess(t *testing.T) {
 }
 
 func TestContainerProcessNamesWhatIsWrong(t *testing.T) {
-	two := fakeProc(t, map[int][2]string{101: {"90", podCgroup(appID)}, 103: {"91", podCgroup(appID)}})
+	two := fakeProc(t, map[int]process{101: {ppid: 90, cgroup: podCgroup(appID)}, 103: {ppid: 91, cgroup: podCgroup(appID)}})
 	for name, c := range map[string]struct {
 		root, id, want string
 	}{
-		"no such container": {fakeProc(t, map[int][2]string{100: {"90", podCgroup(pauseID)}}), appID, "no process of container"},
+		"no such container": {fakeProc(t, map[int]process{100: {ppid: 90, cgroup: podCgroup(pauseID)}}), appID, "no process of container"},
 		"two top processes": {two, appID, "2 processes whose parent is outside it"},
 		"not an ID":         {two, "abc", "not a container ID"},
 	} {

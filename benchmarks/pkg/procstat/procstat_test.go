@@ -22,68 +22,80 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
-func TestParseCPUSecondsCountsFieldsAfterTheCommandName(t *testing.T) {
-	// A command name with spaces and a ')' must not shift the fields.
-	stat := "4242 (kube api) server) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 130 0 0 20 0 12 0 100 0 0"
-	got, err := ParseCPUSeconds(stat)
+func TestUsageReadsCPUTimeAndMemoryOfAProcess(t *testing.T) {
+	_, fs := fixture(t, map[int]process{
+		4242: {ppid: 1, utime: 250, stime: 130, status: "Name:\tetcd\nVmPeak:\t  900000 kB\nVmHWM:\t  307200 kB\nVmRSS:\t  1024 kB\nRssAnon:\t     512 kB\nRssFile:\t   40960 kB\n"},
+		2:    {ppid: 0, status: "Name:\tkthreadd\n"},
+	}, nil)
+	u, err := usage(fs, 4242)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != 3.8 {
-		t.Errorf("cpu seconds = %v, want 3.8 (250+130 ticks)", got)
+	if want := (Usage{Pid: 4242, CPUSeconds: 3.8, PeakRSSMiB: 300, FileRSSMiB: 40}); u != want {
+		t.Errorf("usage = %+v, want %+v (250+130 ticks, VmHWM and RssFile in MiB)", u, want)
 	}
-	if _, err := ParseCPUSeconds("4242 (short) S 1 2"); err == nil {
-		t.Error("a truncated stat line parsed")
+	if _, err := usage(fs, 2); err == nil || !strings.Contains(err.Error(), "no VmHWM") {
+		t.Errorf("a kernel thread: error %v, want one saying it has no VmHWM", err)
 	}
-}
-
-func TestParseMemoryMiBReadsVmHWMAndRssFile(t *testing.T) {
-	status := "Name:\tetcd\nVmPeak:\t  900000 kB\nVmHWM:\t  307200 kB\nVmRSS:\t  1024 kB\n" +
-		"RssAnon:\t     512 kB\nRssFile:\t   40960 kB\n"
-	peak, file, err := ParseMemoryMiB(status)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if peak != 300 || file != 40 {
-		t.Errorf("peak, file = %v, %v MiB, want 300, 40", peak, file)
-	}
-	if _, _, err := ParseMemoryMiB("Name:\tkthreadd\n"); err == nil {
-		t.Error("a status without VmHWM (a kernel thread) parsed")
-	}
-	if _, _, err := ParseMemoryMiB("Name:\told\nVmHWM:\t  1024 kB\n"); err == nil {
-		t.Error("a status without RssFile parsed")
+	if _, err := usage(fs, 77); err == nil {
+		t.Error("a process that is not there has a usage")
 	}
 }
 
-func TestParseLoadAverageReadsTheFirstThreeFields(t *testing.T) {
-	l, err := ParseLoadAverage("2.64 0.79 0.27 3/412 9876\n")
-	if err != nil || l != (LoadAverage{2.64, 0.79, 0.27}) {
-		t.Errorf("ParseLoadAverage = %v, %v", l, err)
+func TestMachineFiguresComeFromLoadavgAndMeminfo(t *testing.T) {
+	_, fs := fixture(t, nil, map[string]string{
+		"loadavg": "2.64 0.79 0.27 3/412 9876\n",
+		"meminfo": "MemTotal:       25165824 kB\nMemFree:         1024 kB\n",
+	})
+	if l, err := loadAverage(fs); err != nil || l != (LoadAverage{2.64, 0.79, 0.27}) {
+		t.Errorf("load average = %v, %v", l, err)
 	}
-	if _, err := ParseLoadAverage("2.64 0.79"); err == nil {
-		t.Error("a truncated line parsed")
+	if gib, err := memTotalGiB(fs); err != nil || gib != 24 {
+		t.Errorf("memory = %v GiB, %v; want 24", gib, err)
 	}
-}
-
-func TestReadOwnProcess(t *testing.T) {
-	u, err := Read(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u.PeakRSSMiB <= 0 || u.FileRSSMiB <= 0 || u.FileRSSMiB > u.PeakRSSMiB || u.CPUSeconds < 0 || u.Pid != os.Getpid() {
-		t.Errorf("usage of the test itself = %+v", u)
-	}
-}
-
-func TestParseMemTotalGiBReadsMemTotal(t *testing.T) {
-	got, err := ParseMemTotalGiB("MemTotal:       25165824 kB\nMemFree:         1024 kB\n")
-	if err != nil || got != 24 {
-		t.Errorf("ParseMemTotalGiB = %v, %v; want 24", got, err)
-	}
-	if _, err := ParseMemTotalGiB("MemFree: 1 kB\n"); err == nil || !strings.Contains(err.Error(), "no MemTotal line") {
+	_, empty := fixture(t, nil, map[string]string{"meminfo": "MemFree: 1 kB\n"})
+	if _, err := memTotalGiB(empty); err == nil || !strings.Contains(err.Error(), "no MemTotal") {
 		t.Errorf("meminfo without MemTotal: error %v", err)
+	}
+	if _, err := loadAverage(empty); err == nil {
+		t.Error("a /proc without loadavg has a load average")
+	}
+}
+
+// The real /proc of the test process: its memory is resident and its CPU time grows with work.
+func TestReadOwnProcess(t *testing.T) {
+	before, err := Read(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.PeakRSSMiB <= 0 || before.FileRSSMiB <= 0 || before.FileRSSMiB > before.PeakRSSMiB || before.Pid != os.Getpid() {
+		t.Errorf("usage of the test itself = %+v", before)
+	}
+	// Spin until the kernel has charged more CPU time than before: a clock tick is 10 ms.
+	deadline := time.Now().Add(10 * time.Second)
+	for n := 0; time.Now().Before(deadline); n++ {
+		if n%1_000_000 == 0 {
+			after, err := Read(os.Getpid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after.CPUSeconds > before.CPUSeconds {
+				return
+			}
+		}
+	}
+	t.Errorf("CPU time stayed at %v s after spinning", before.CPUSeconds)
+}
+
+func TestReadTheMachine(t *testing.T) {
+	if gib, err := MemTotalGiB(); err != nil || gib <= 0 {
+		t.Errorf("memory = %v GiB, %v", gib, err)
+	}
+	if l, err := ReadLoadAverage(); err != nil || l[0] < 0 {
+		t.Errorf("load average = %v, %v", l, err)
 	}
 }
 

@@ -335,7 +335,7 @@ func repeatsTable(run Run) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nRatio in each of the %d paired runs, each on fresh clusters, and their median (the tables above and below and the plots are run 1's)\n\n", len(rounds))
+	fmt.Fprintf(&b, "\nRatio in each of the %d paired runs, each on fresh clusters, and their median (the tables above and below and the latency histograms are run 1's; the timeline and the calls plot show every run)\n\n", len(rounds))
 	header := []string{"figure"}
 	for i := range rounds {
 		header = append(header, fmt.Sprintf("run %d", i+1))

@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package report holds what one benchmark run measured and renders it as JSON, a Markdown
-// table and PNG plots.
+// Package report holds what one benchmark run measured, saves it as JSON and renders it as
+// Markdown tables and PNG plots (drawn with gonum/plot), and the summary RESULTS.md.
 package report
 
 import (

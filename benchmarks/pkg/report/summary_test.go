@@ -17,7 +17,9 @@ limitations under the License.
 package report
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,7 +45,7 @@ func TestSummaryTablesTheLatestRunOfEachScenarioAndSize(t *testing.T) {
 		}
 	}
 	path := filepath.Join(filepath.Dir(dir), "RESULTS.md")
-	if err := WriteSummary(path, dir); err != nil {
+	if err := (Summary{Path: path, Dir: dir, Rendered: ".bench/results"}).Write(); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
@@ -59,7 +61,7 @@ func TestSummaryTablesTheLatestRunOfEachScenarioAndSize(t *testing.T) {
 		"| ours | 60s | 20 | 0s | 0s | 1.5 | 0 | 0 | 12.5 | 150 MiB |",
 		"| KWOK provider (incomplete) | 40s | 20 | 0s | 0s | 0 | 0 | 0 | - | - |",
 		"| ratio | 1.50x | 1.00x | - | - | - | - | - | - | - |",
-		"[results/S1-100.md](results/S1-100.md)",
+		"From [S1-100.json](results/S1-100.json); every figure, the processes, the calls by command and the plots in `.bench/results/S1-100.md`.",
 		"Commit: not recorded. Command: `bench -scenario S0`",
 		"| no provisioner | 5s | 10 | 0s | 0s |\n",
 	)
@@ -77,7 +79,7 @@ func TestSummaryTakesEveryKeyFigureFromTheJSON(t *testing.T) {
 	ours.NodeClaims, ours.NodeClaimLaunched.P50, ours.NodeClaimInitialized.P50 = 20, 3, 9
 	ours.Throttled, ours.FailedDeployJobs = 4, 2
 	ours.Processes = map[string]procstat.Usage{ProviderProcess("cloudstack"): {CPUSeconds: 33, PeakRSSMiB: 444}, "etcd": {CPUSeconds: 1, PeakRSSMiB: 2}}
-	md := Summary([]Saved{{Path: "x/S1-100.json", Run: Run{Results: []Result{ours}}}}, "x")
+	md := Summary{Rendered: "r"}.render([]Saved{{Path: "x/S1-100.json", Run: Run{Results: []Result{ours}}}}, "x")
 	if want := "| ours | 60s | 20 | 7s | 11s | 3s | 9s | 1.5 | 4 | 2 | 33 | 444 MiB |"; !strings.Contains(md, want) {
 		t.Errorf("summary lacks %q:\n%s", want, md)
 	}
@@ -87,7 +89,7 @@ func TestSummaryTakesEveryKeyFigureFromTheJSON(t *testing.T) {
 }
 
 func TestSummaryOfARepeatedRunAddsTheMedianRatio(t *testing.T) {
-	md := Summary([]Saved{{Path: "x/S1-100.json", Run: repeated()}}, "x")
+	md := Summary{Rendered: "r"}.render([]Saved{{Path: "x/S1-100.json", Run: repeated()}}, "x")
 	expectContains(t, "summary", md,
 		"| ours, run 1 | 60s |",
 		"| KWOK provider (incomplete), run 1 | 40s |",
@@ -104,7 +106,7 @@ func TestReadDirRejectsAResultsFileWithoutResults(t *testing.T) {
 	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "empty.json holds no result") {
 		t.Errorf("error %v, want one naming the file", err)
 	}
-	if err := WriteSummary(filepath.Join(dir, "RESULTS.md"), t.TempDir()); err == nil || !strings.Contains(err.Error(), "no results JSON") {
+	if err := (Summary{Path: filepath.Join(dir, "RESULTS.md"), Dir: t.TempDir()}).Write(); err == nil || !strings.Contains(err.Error(), "no results JSON") {
 		t.Errorf("summary of an empty folder: error %v", err)
 	}
 }
@@ -114,7 +116,7 @@ func TestSummaryKeepsKindRunsApartFromBinaryRuns(t *testing.T) {
 	kindResults := results()
 	kindResults[0].Seconds = 77
 	kind := Saved{Path: "x/S1-100-kind.json", Run: Run{Started: "2026-01-02T00:00:00Z", Runtime: RuntimeKind, Results: kindResults}}
-	md := Summary(Latest([]Saved{kind, binary}), "x")
+	md := Summary{Rendered: "r"}.render(Latest([]Saved{kind, binary}), "x")
 	plain, onKind := strings.Index(md, "\n## S1, size 100\n"), strings.Index(md, "\n## S1, size 100, on kind\n")
 	if plain < 0 || onKind < plain {
 		t.Fatalf("want the binary run's section, then the kind run's:\n%s", md)
@@ -122,7 +124,7 @@ func TestSummaryKeepsKindRunsApartFromBinaryRuns(t *testing.T) {
 	if !strings.Contains(md[onKind:], "| ours | 77s |") || strings.Contains(md[:onKind], "77s") {
 		t.Errorf("the kind run's figures are not in its own section:\n%s", md)
 	}
-	if !strings.Contains(md, "[x/S1-100-kind.md](x/S1-100-kind.md)") {
+	if !strings.Contains(md, "From [S1-100-kind.json](x/S1-100-kind.json); every figure, the processes, the calls by command and the plots in `r/S1-100-kind.md`.") {
 		t.Errorf("the kind section does not link its own results:\n%s", md)
 	}
 }
@@ -134,5 +136,81 @@ func TestNameMarksKindRuns(t *testing.T) {
 		if got := Name("S2", 500, c.runtime); got != c.want {
 			t.Errorf("Name(S2, 500, %q) = %q, want %q", c.runtime, got, c.want)
 		}
+	}
+}
+
+// gitRepo is a temporary repository whose commits change provider/ or not: commit adds one
+// and returns its hash.
+func gitRepo(t *testing.T) (dir string, commit func(path string) string) {
+	t.Helper()
+	dir = t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, gitError(err))
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	n := 0
+	return dir, func(path string) string {
+		t.Helper()
+		n++
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(fmt.Sprint(n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git("add", ".")
+		git("commit", "-q", "-m", fmt.Sprint(n))
+		return git("rev-parse", "HEAD")
+	}
+}
+
+func TestRunsMeasuredBeforeTheProvidersLatestChangeAreStale(t *testing.T) {
+	dir, commit := gitRepo(t)
+	first := commit("provider/main.go")
+	before := commit("docs/a.md")
+	changed := commit("provider/main.go")
+	after := commit("benchmarks/results/S1-100.json")
+	s, err := GitStaleness(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Provider != changed {
+		t.Errorf("provider commit %s, want %s, the latest that changed provider/", s.Provider, changed)
+	}
+	for _, c := range []struct {
+		commit string
+		stale  bool
+	}{
+		{first, true},
+		{before[:12], true},
+		{changed[:12], false},
+		{after[:12], false},
+		{after[:12] + "+dirty", false},
+		{"", true},             // not recorded
+		{"0123456789ab", true}, // not in this history
+	} {
+		if got := s.Stale(c.commit); got != c.stale {
+			t.Errorf("run at %q: stale %v, want %v", c.commit, got, c.stale)
+		}
+	}
+	md := Summary{Rendered: "r", Staleness: s}.render([]Saved{
+		{Path: "x/S1-100.json", Run: Run{Commit: before[:12], Results: results()}},
+		{Path: "x/S2-100.json", Run: Run{Commit: after[:12], Results: []Result{{Scenario: "S2", Size: 100, Provider: "cloudstack"}}}},
+	}, "x")
+	mark := fmt.Sprintf("**Stale**: measured before %s changed `provider/`; run it again.", changed[:12])
+	if s1, s2 := strings.Index(md, "## S1"), strings.Index(md, "## S2"); strings.Count(md, mark) != 1 || !strings.Contains(md[s1:s2], mark) {
+		t.Errorf("want the S1 section alone marked stale:\n%s", md)
+	}
+	if !strings.Contains(md, fmt.Sprintf("(%s when this file was written)", changed[:12])) {
+		t.Errorf("the summary does not say which commit it checked against:\n%s", md)
+	}
+	if _, err := GitStaleness(t.TempDir()); err == nil {
+		t.Error("staleness outside a repository")
 	}
 }

@@ -26,6 +26,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/charts"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
@@ -43,6 +45,10 @@ const (
 	// chart's RBAC applied, and fails every spec in which the API server refused it a request.
 	IdentityChart = "chart"
 )
+
+// probeUserAgent marks the requests a spec makes with the provider's identity to prove what
+// it is refused: they are not the provider's, and their refusals are the spec's to judge.
+const probeUserAgent = "e2e-identity-probe"
 
 // The chart is installed as docs/install.md does.
 const (
@@ -98,7 +104,23 @@ func (s *Suite) ProviderRequests() []auditv1.Event {
 	Expect(s.Env.ProviderIdentity).NotTo(BeNil(), "the provider acts as the cluster admin, like every other client")
 	events, _, err := audit.Read(s.Env.AuditLogPath(), s.Env.AuditStart)
 	Expect(err).NotTo(HaveOccurred())
-	return audit.ActingAs(s.Env.ProviderIdentity.Impersonation().UserName, events)
+	return s.providerEvents(events)
+}
+
+// ProviderProbe is a client with the provider's identity, for a spec to try requests that
+// identity must be refused; they are neither the provider's requests nor its refusals.
+func (s *Suite) ProviderProbe() kubernetes.Interface {
+	GinkgoHelper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.Env.ProviderKubeconfig())
+	Expect(err).NotTo(HaveOccurred())
+	cfg.UserAgent = probeUserAgent
+	return kubernetes.NewForConfigOrDie(cfg)
+}
+
+// providerEvents keeps the provider's requests: those of its identity, except a probe's.
+func (s *Suite) providerEvents(events []auditv1.Event) []auditv1.Event {
+	return slices.DeleteFunc(audit.ActingAs(s.Env.ProviderIdentity.Impersonation().UserName, events),
+		func(e auditv1.Event) bool { return e.UserAgent == probeUserAgent })
 }
 
 // newRefusals describes the provider's requests that the authorizer refused since the last
@@ -112,7 +134,7 @@ func (s *Suite) newRefusals() []string {
 	Expect(err).NotTo(HaveOccurred())
 	s.auditOffset = next
 	var refused []string
-	for _, e := range audit.Refused(audit.ActingAs(s.Env.ProviderIdentity.Impersonation().UserName, events)) {
+	for _, e := range audit.Refused(s.providerEvents(events)) {
 		refused = append(refused, audit.Describe(e))
 	}
 	return refused

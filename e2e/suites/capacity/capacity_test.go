@@ -25,6 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
+	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cloud"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
@@ -111,6 +113,29 @@ var _ = Describe("Capacity", func() {
 			g.Expect(s.RunningPods(ctx, "limited")).To(BeEmpty())
 		}).WithContext(ctx).WithTimeout(retryStormWindow).WithPolling(5 * time.Second).Should(Succeed())
 		Expect(s.FakeCalls(ctx, "deployVirtualMachine", "") - before).To(BeNumerically("<=", maxDeploysInWindow))
+	}, SpecTimeout(5*time.Minute))
+
+	It("places a burst of a strict anti-affinity NodePool's VMs on pairwise different hosts", func(ctx SpecContext) {
+		const burst = 8
+		deploys := s.FakeCalls(ctx, "deployVirtualMachine", "")
+		s.CreateDefaultNodeClass(ctx, func(nc *csv1.CloudStackNodeClass) {
+			nc.Spec.Affinity = &csv1.Affinity{Type: csv1.AffinityTypeHostAntiAffinity}
+		})
+		// One zone, so that the hosts are one pool to spread over.
+		s.CreateNodePool(ctx, objects.WithRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "zone-a"))
+		s.Create(ctx, objects.Deployment("spread", burst, objects.Resources("cpu", "500m", "memory", "512Mi"), objects.OnePerNode("spread")))
+		s.EventuallyPodsRunning(ctx, "spread", burst, suite.ProvisionTimeout)
+
+		vms, err := s.LiveVMs()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(vms).To(HaveLen(burst))
+		hosts := map[string]string{}
+		for _, vm := range vms {
+			Expect(vm.Host).NotTo(BeEmpty(), "VM %s is on no host", vm.Name)
+			Expect(hosts).NotTo(HaveKey(vm.Host), "VMs %s and %s of one strict group share host %s", hosts[vm.Host], vm.Name, vm.Host)
+			hosts[vm.Host] = vm.Name
+		}
+		GinkgoWriter.Printf("%d VMs of one strict anti-affinity group on %d hosts, %v deploys\n", len(vms), len(hosts), s.FakeCalls(ctx, "deployVirtualMachine", "")-deploys)
 	}, SpecTimeout(5*time.Minute))
 })
 

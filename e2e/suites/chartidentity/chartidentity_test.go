@@ -18,6 +18,7 @@ package chartidentity_test
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -27,14 +28,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/charts"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/audit"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
 )
@@ -86,6 +87,8 @@ var _ = Describe("The provider as the chart's ServiceAccount", func() {
 		Expect(succeeded(requests, "patch", "nodeclaims/status")).To(BeNumerically(">", 0))
 		Expect(succeeded(requests, "patch", "cloudstacknodeclasses/status")).To(BeNumerically(">", 0))
 		Expect(succeeded(requests, "create", "secrets")).To(BeNumerically(">=", 2), "bootstrap tokens")
+		Expect(succeeded(requests, "delete", "secrets")).To(BeNumerically(">=", 2), "bootstrap tokens deleted after registration")
+		Expect(made(requests, "secrets", "get", "list", "watch")).To(BeEmpty(), "the provider reads no Secret, so no informer watches them")
 		Expect(succeeded(requests, "update", "leases")).To(BeNumerically(">", 0), "leader election renewals")
 
 		By("being refused what the chart does not grant")
@@ -94,6 +97,13 @@ var _ = Describe("The provider as the chart's ServiceAccount", func() {
 		// The same review answers yes to what the chart grants: the identity is not just refused everything.
 		Expect(providerMay(ctx, authorizationv1.ResourceAttributes{Verb: "create", Resource: "nodeclaims", Group: "karpenter.sh"})).To(BeTrue())
 	}, SpecTimeout(8*time.Minute))
+
+	It("is refused every Secret but the provider's own bootstrap tokens", func(ctx SpecContext) {
+		probe := s.ProviderProbe()
+		// The policy reaches admission through the API server's informers.
+		Eventually(func() ([]string, error) { return charts.SecretAccessViolations(ctx, probe, s.Env.Client) }).
+			WithContext(ctx).WithTimeout(time.Minute).Should(BeEmpty())
+	})
 })
 
 // succeeded counts the provider's requests with that verb on resource ("nodeclaims/status")
@@ -115,12 +125,21 @@ func succeeded(requests []auditv1.Event, verb, resource string) int {
 	return n
 }
 
+// made describes the provider's requests with any of verbs on resource, whatever the answer.
+func made(requests []auditv1.Event, resource string, verbs ...string) []string {
+	var out []string
+	for _, e := range requests {
+		if e.ObjectRef != nil && e.ObjectRef.Resource == resource && slices.Contains(verbs, e.Verb) {
+			out = append(out, audit.Describe(e))
+		}
+	}
+	return out
+}
+
 // providerMay asks the API server whether the provider, with its own kubeconfig, may do a.
 func providerMay(ctx context.Context, a authorizationv1.ResourceAttributes) bool {
 	GinkgoHelper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", s.Env.ProviderKubeconfig())
-	Expect(err).NotTo(HaveOccurred())
-	review, err := kubernetes.NewForConfigOrDie(cfg).AuthorizationV1().SelfSubjectAccessReviews().Create(ctx,
+	review, err := s.ProviderProbe().AuthorizationV1().SelfSubjectAccessReviews().Create(ctx,
 		&authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &a}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return review.Status.Allowed

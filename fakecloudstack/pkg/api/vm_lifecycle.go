@@ -58,10 +58,11 @@ func (b *Backend) boot(id, failState string, injected *cserr.Error) (any, *cserr
 	if !ok || vm.State != store.Starting {
 		return b.vmResult(vm), nil
 	}
-	// Anti-affinity is read before the lock: the store cannot be queried inside UpdateVM.
-	avoid, strict := b.antiAffinity(vm)
+	// The hosts to avoid are read under the lock that places the VM: boots of one group run
+	// at once, and each must see where the others went.
+	groups, strict := b.antiAffinityGroups(vm)
 	failed := false
-	vm, _ = b.Store.UpdateVM(id, func(v *store.VM) {
+	vm, _ = b.Store.UpdateVMApart(id, groups, func(v *store.VM, avoid map[string]bool) {
 		if v.State != store.Starting {
 			return
 		}
@@ -90,10 +91,10 @@ func (b *Backend) capacityText(vm store.VM) string {
 	return text
 }
 
-// antiAffinity returns the hosts a VM's anti-affinity groups keep it away from, and whether
-// any of those groups is strict.
-func (b *Backend) antiAffinity(vm store.VM) (map[string]bool, bool) {
-	avoid := map[string]bool{}
+// antiAffinityGroups returns the VM's anti-affinity groups, and whether any of them is strict.
+// Group types never change, so they are read before the placement's lock.
+func (b *Backend) antiAffinityGroups(vm store.VM) ([]string, bool) {
+	var groups []string
 	strict := false
 	for _, id := range vm.AffinityGroupIDs {
 		g, ok := b.Store.AffinityGroups.Get(id)
@@ -101,14 +102,9 @@ func (b *Backend) antiAffinity(vm store.VM) (map[string]bool, bool) {
 			continue
 		}
 		strict = strict || g.Type == HostAntiAffinity
-		members, _ := b.Store.ListVMs(store.VMFilter{AffinityGroupID: id}, 0, -1)
-		for _, m := range members {
-			if m.HostID != "" && m.ID != vm.ID {
-				avoid[m.HostID] = true
-			}
-		}
+		groups = append(groups, id)
 	}
-	return avoid, strict
+	return groups, strict
 }
 
 // halt takes a VM off its host into state (Stopped, Destroyed or Expunging) when it is in one

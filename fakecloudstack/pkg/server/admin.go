@@ -34,6 +34,7 @@ import (
 
 func (s *Server) adminRoutes(r *mux.Router) {
 	r.Use(s.requireAdminToken)
+	r.Use(s.refuseWhenUnwritable)
 	r.HandleFunc("/state", s.getState).Methods(http.MethodGet)
 	r.HandleFunc("/faults", s.getFaults).Methods(http.MethodGet)
 	r.HandleFunc("/faults", s.putFaults).Methods(http.MethodPut, http.MethodPost)
@@ -53,6 +54,18 @@ func (s *Server) requireAdminToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get(admin.Header)), want) != 1 {
 			s.writeJSON(w, http.StatusUnauthorized, adminError("the admin endpoints need the header \"Authorization: Bearer <token>\" with the token of --admin-token"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuseWhenUnwritable answers 500 after a failed state-file write, before the handler can
+// change or show a state the file no longer follows.
+func (s *Server) refuseWhenUnwritable(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.unwritable(); err != nil {
+			s.writeJSON(w, http.StatusInternalServerError, adminError(stateFileMessage(err)))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -187,7 +200,7 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, into any) bool
 
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	if err := s.durable(); err != nil {
-		status, v = http.StatusInternalServerError, adminError(fmt.Sprintf("writing the state file, %v", err))
+		status, v = http.StatusInternalServerError, adminError(stateFileMessage(err))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -18,6 +18,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -73,6 +74,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, command, key, e)
 		return
 	}
+	if err := s.unwritable(); err != nil {
+		s.fail(w, command, key, stateFileError(err))
+		return
+	}
 	delay, injected := s.backend.Faults.Call(account.ID, command, params)
 	wait(r, s.backend.Clock, delay)
 	if injected != nil {
@@ -91,6 +96,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	s.record(command, http.StatusOK)
 	s.write(w, http.StatusOK, body)
+}
+
+// stateFileError answers a call the state file could not take, or any call after that.
+func stateFileError(err error) *cserr.Error {
+	return cserr.New(cserr.InternalError, cserr.CSCloudRuntime, "%s", stateFileMessage(err))
+}
+
+func stateFileMessage(err error) string {
+	return fmt.Sprintf("writing the state file, %v; restart fakecloudstack on its state file", err)
 }
 
 func checkParams(cmd api.Command, params map[string][]string) *cserr.Error {
@@ -147,7 +161,7 @@ func (s *Server) record(command string, code int) {
 // told of a change a killed server would lose.
 func (s *Server) write(w http.ResponseWriter, status int, body []byte) {
 	if err := s.durable(); err != nil {
-		status, body = cserr.InternalError, api.EncodeError(errorKey, cserr.New(cserr.InternalError, cserr.CSCloudRuntime, "writing the state file, %v", err))
+		status, body = cserr.InternalError, api.EncodeError(errorKey, stateFileError(err))
 	}
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)

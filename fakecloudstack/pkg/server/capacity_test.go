@@ -17,8 +17,11 @@ limitations under the License.
 package server_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
@@ -104,6 +107,59 @@ func TestHostAntiAffinity(t *testing.T) {
 				t.Fatal("group still listed after delete")
 			}
 		})
+	}
+}
+
+// A burst into one strict group boots at once, as the jobs of concurrent deploys do: every
+// VM that gets a host gets one of its own, and those left without fail as CloudStack fails them
+// (533, the affinity hint appended by DeployVMCmd when the planner applied affinity groups).
+func TestStrictAntiAffinityPlacesABurstOnDistinctHosts(t *testing.T) {
+	const hosts, burst = 24, 30
+	ts, clk := slowServer(t)
+	if code := adminJSON(t, ts, http.MethodPost, "/admin/zones/zone-a/capacity", fmt.Sprintf(`{"hosts":[{"count":%d,"cpu":16,"memoryMiB":65536}]}`, hosts), nil); code != http.StatusOK {
+		t.Fatalf("setting capacity: %d", code)
+	}
+	c := ts.Client
+	group, err := ts.Async.AffinityGroup.CreateAffinityGroup(c.AffinityGroup.NewCreateAffinityGroupParams("burst", "host anti-affinity"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobIDs []string
+	for i := range burst {
+		answer, err := c.VirtualMachine.DeployVirtualMachine(deployParams(c, fmt.Sprintf("burst-%d", i), func(p *cloudstack.DeployVirtualMachineParams) {
+			p.SetAffinitygroupids([]string{group.Id})
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobIDs = append(jobIDs, answer.JobID)
+	}
+	clk.Step(jobLatency)
+	eventually(t, "every deploy job to end", func() bool {
+		return !slices.ContainsFunc(jobIDs, func(id string) bool { return jobStatus(t, c, id).Jobstatus == 0 })
+	})
+	taken := map[string]string{}
+	for _, id := range jobIDs {
+		job := jobStatus(t, c, id)
+		if job.Jobstatus == 2 {
+			if !strings.Contains(string(job.Jobresult), "Please check the affinity groups provided") || job.Jobresultcode != 533 {
+				t.Errorf("failed deploy: %d %s, want 533 with the affinity hint", job.Jobresultcode, job.Jobresult)
+			}
+			continue
+		}
+		var result struct {
+			VM struct{ Name, Hostid string } `json:"virtualmachine"`
+		}
+		if err := json.Unmarshal(job.Jobresult, &result); err != nil {
+			t.Fatal(err)
+		}
+		if other, shared := taken[result.VM.Hostid]; shared {
+			t.Errorf("%s and %s of one strict group share host %s", other, result.VM.Name, result.VM.Hostid)
+		}
+		taken[result.VM.Hostid] = result.VM.Name
+	}
+	if len(taken) != hosts {
+		t.Errorf("%d VMs placed, want one on each of the %d hosts", len(taken), hosts)
 	}
 }
 

@@ -93,20 +93,29 @@ func (s *Server) version() uint64 {
 type persister struct {
 	path string
 	kick chan struct{}
+	// writeFile is WriteFileAtomic; tests make it fail as a full disk would.
+	writeFile func(path string, data []byte) error
 
-	mu     sync.Mutex
-	cond   *sync.Cond
-	saved  uint64
+	mu    sync.Mutex
+	cond  *sync.Cond
+	saved uint64
+	// err is the first failed write, and it is final: the memory then holds changes whose
+	// clients were told they failed, and no later write may record them (a retried deploy
+	// would run twice). The file keeps the last state clients were told of.
 	err    error
 	closed bool
 }
 
 // PersistTo writes the state to path now and after every change until ctx ends, and once
-// more then; every API and admin answer waits for the write that covers it. Writes go to a
-// temporary file renamed into place, so the file is always complete. done is closed after
-// the last write.
+// more then; every API and admin answer waits for the write that covers it. After a failed
+// write the server refuses every call and /healthz fails: restarting it on the file drops
+// what the file does not hold. done is closed after the last write.
 func (s *Server) PersistTo(ctx context.Context, path string) (done <-chan error, err error) {
-	p := &persister{path: path, kick: make(chan struct{}, 1)}
+	return s.persistTo(ctx, path, WriteFileAtomic)
+}
+
+func (s *Server) persistTo(ctx context.Context, path string, writeFile func(string, []byte) error) (<-chan error, error) {
+	p := &persister{path: path, kick: make(chan struct{}, 1), writeFile: writeFile}
 	p.cond = sync.NewCond(&p.mu)
 	if err := p.write(s); err != nil {
 		return nil, err
@@ -147,20 +156,31 @@ func (p *persister) loop(ctx context.Context, s *Server) {
 	}
 }
 
+// write saves the state unless a write has failed before.
 func (p *persister) write(s *Server) error {
+	if err := p.failed(); err != nil {
+		return err
+	}
 	v := s.version()
 	data, err := s.Save()
 	if err == nil {
-		err = WriteFileAtomic(p.path, data)
+		err = p.writeFile(p.path, data)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err == nil && v > p.saved {
+	if err != nil {
+		p.err = err
+	} else if v > p.saved {
 		p.saved = v
 	}
-	p.err = err
 	p.cond.Broadcast()
 	return err
+}
+
+func (p *persister) failed() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }
 
 // await blocks until the state file covers every change made so far.
@@ -168,7 +188,7 @@ func (p *persister) await(s *Server) error {
 	want := s.version()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.saved < want {
+	for p.err == nil && p.saved < want {
 		if p.closed {
 			return fmt.Errorf("the server is shutting down")
 		}
@@ -177,11 +197,8 @@ func (p *persister) await(s *Server) error {
 		default:
 		}
 		p.cond.Wait()
-		if p.err != nil {
-			return p.err
-		}
 	}
-	return nil
+	return p.err
 }
 
 // durable waits, when a state file is kept, until it covers the answer about to be written.
@@ -192,8 +209,18 @@ func (s *Server) durable() error {
 	return s.persist.await(s)
 }
 
-// WriteFileAtomic renames a complete temporary file into place so readers never see half a
-// file. It survives a killed process; a power cut may still lose the last write.
+// unwritable is the failed write that stopped the server, if one did: no call may change or
+// read a state that the file no longer follows.
+func (s *Server) unwritable() error {
+	if s.persist == nil {
+		return nil
+	}
+	return s.persist.failed()
+}
+
+// WriteFileAtomic writes a complete temporary file, syncs it, renames it into place and syncs
+// the directory: readers never see half a file, and once it returns the new file survives a
+// killed process and, on storage that honours fsync, a power cut.
 func WriteFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -204,11 +231,28 @@ func WriteFileAtomic(path string, data []byte) error {
 		tmp.Close()
 		return fmt.Errorf("writing %s, %w", path, err)
 	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("syncing %s, %w", path, err)
+	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("closing %s, %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("renaming into %s, %w", path, err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename in dir durable: the new name lives in the directory's own blocks.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("opening %s to sync it, %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("syncing %s, %w", dir, err)
 	}
 	return nil
 }

@@ -159,8 +159,18 @@ func settings(c config.Config) api.Settings {
 func (s *Server) routes() {
 	s.router.Handle(APIPath, http.HandlerFunc(s.serveAPI)).Methods(http.MethodGet, http.MethodPost)
 	s.router.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet)
-	s.router.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	s.router.HandleFunc("/healthz", s.healthz)
 	s.adminRoutes(s.router.PathPrefix("/admin").Subrouter())
+}
+
+// healthz fails once the state file cannot be written, so that a supervisor restarts the
+// fake on the file.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	if err := s.unwritable(); err != nil {
+		http.Error(w, stateFileMessage(err), http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = w.Write([]byte("ok"))
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }

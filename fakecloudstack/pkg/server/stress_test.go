@@ -90,7 +90,7 @@ func TestStressLifecycleInvariants(t *testing.T) {
 	}
 	wg.Wait()
 	<-watcherDone
-	waitForJobs(t, ts)
+	waitForQuiet(t, ts)
 	held := start
 	for _, vm := range ts.Store().AllVMs() {
 		if vm.HostID != "" && vm.ZoneID == zoneA {
@@ -108,7 +108,7 @@ func TestStressLifecycleInvariants(t *testing.T) {
 			t.Fatalf("expunging %s: %v", vm.ID, err)
 		}
 	}
-	waitForJobs(t, ts)
+	waitForQuiet(t, ts)
 	if left := ts.Store().AllVMs(); len(left) != 0 {
 		t.Fatalf("%d VMs left after expunging all, first %+v", len(left), left[0])
 	}
@@ -192,21 +192,30 @@ func watchNoResurrection(ctx context.Context, t *testing.T, st *store.Store) {
 	}
 }
 
-// waitForJobs waits until no job is pending or queued.
-func waitForJobs(t *testing.T, ts *cstest.TestServer) {
+// waitForQuiet waits until no job is pending or queued and every destroyed VM is expunged (the
+// expunge timers run expungeDelay after the destroys).
+func waitForQuiet(t *testing.T, ts *cstest.TestServer) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var st admin.State
 		adminJSON(t, ts, http.MethodGet, "/admin/state", "", &st)
-		if st.Jobs["pending"] == 0 && st.Jobs["queued"] == 0 {
-			// Expunge timers of VMs destroyed last run after their delay.
-			time.Sleep(200 * time.Millisecond)
+		if st.Jobs["pending"] == 0 && st.Jobs["queued"] == 0 && !anyLeaving(ts.Store().AllVMs()) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("jobs still running: %v", st.Jobs)
+			t.Fatalf("jobs or expunges still running: jobs %v, VMs %v", st.Jobs, st.VMs)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// anyLeaving tells whether a VM waits for its expunge.
+func anyLeaving(vms []store.VM) bool {
+	for _, vm := range vms {
+		if vm.State == store.Destroyed || vm.State == store.Expunging {
+			return true
+		}
+	}
+	return false
 }

@@ -19,7 +19,9 @@ package store
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -167,5 +169,46 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	if _, err := loaded.InsertVM(VM{ID: "dup", Name: "a", NICs: []NIC{{NetworkID: "net"}}}); !errors.Is(err, ErrDuplicateName) {
 		t.Fatal("name index not restored")
+	}
+}
+
+// Placements of one group's VMs run at once, as the jobs that boot them do; each sees the hosts
+// the others took, and a VM of another group is not in its way.
+func TestPlacementsApartSeeEachOther(t *testing.T) {
+	s := newTestStore(t)
+	outsider := insert(t, s, "outsider", Running)
+	s.UpdateVM(outsider.ID, func(v *VM) { v.HostID, v.AffinityGroupIDs = "host-0", []string{"other"} })
+	var members []VM
+	for i := range 20 {
+		vm, err := s.InsertVM(VM{ID: s.NewID(), Name: fmt.Sprintf("m-%d", i), State: Starting, NICs: []NIC{{NetworkID: "net"}}, AffinityGroupIDs: []string{"apart"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, vm)
+	}
+	var wg sync.WaitGroup
+	for _, m := range members {
+		wg.Go(func() {
+			s.UpdateVMApart(m.ID, []string{"apart"}, func(v *VM, taken map[string]bool) {
+				for h := 0; ; h++ {
+					if host := fmt.Sprintf("host-%d", h); !taken[host] {
+						v.HostID, v.State = host, Running
+						return
+					}
+				}
+			})
+		})
+	}
+	wg.Wait()
+	hosts := map[string]string{}
+	for _, m := range members {
+		vm, _ := s.VM(m.ID)
+		if other, shared := hosts[vm.HostID]; shared {
+			t.Fatalf("%s and %s of one group both took %s", other, vm.Name, vm.HostID)
+		}
+		hosts[vm.HostID] = vm.Name
+	}
+	if _, ok := hosts["host-0"]; !ok {
+		t.Error("no member took host-0, which only a VM of another group holds")
 	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package store
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -91,6 +92,25 @@ func (s *Store) Expunged(id string) bool {
 func (s *Store) UpdateVM(id string, change func(*VM)) (VM, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.updateLocked(id, change)
+}
+
+// UpdateVMApart is UpdateVM for a placement: change also gets the hosts of the other VMs in any
+// of groupIDs, read under the same lock, so that VMs kept apart cannot both take a host that
+// looked free to each.
+func (s *Store) UpdateVMApart(id string, groupIDs []string, change func(v *VM, taken map[string]bool)) (VM, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	taken := map[string]bool{}
+	for _, vm := range s.ordered {
+		if vm.ID != id && vm.HostID != "" && slices.ContainsFunc(vm.AffinityGroupIDs, func(g string) bool { return slices.Contains(groupIDs, g) }) {
+			taken[vm.HostID] = true
+		}
+	}
+	return s.updateLocked(id, func(v *VM) { change(v, taken) })
+}
+
+func (s *Store) updateLocked(id string, change func(*VM)) (VM, bool) {
 	vm, ok := s.vms[id]
 	if !ok {
 		return VM{}, false

@@ -134,6 +134,9 @@ func TestStartupRefusesEveryBadSettingWithOneLine(t *testing.T) {
 			set: map[string]string{"CLOUDSTACK_CLOUD_CONFIG": writeFile(t, strings.Replace(goodFile, "https://", "ftp://", 1))}, want: []string{"CLOUDSTACK_CLOUD_CONFIG", "api-url", "http or https URL"}},
 		{name: "cloud-config without keys", unset: []string{"CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY"},
 			set: map[string]string{"CLOUDSTACK_CLOUD_CONFIG": writeFile(t, "[Global]\napi-url = https://cloud.example/client/api\n")}, want: []string{"CLOUDSTACK_CLOUD_CONFIG", "api-key, secret-key"}},
+		{name: "CA file missing", set: map[string]string{"CLOUDSTACK_CA_FILE": "/nonexistent/ca.pem"}, want: []string{"CLOUDSTACK_CA_FILE", "/nonexistent/ca.pem", "readable PEM file"}},
+		{name: "CA file without a certificate", set: map[string]string{"CLOUDSTACK_CA_FILE": writeFile(t, "not a certificate\n")}, want: []string{"CLOUDSTACK_CA_FILE", "holds no PEM certificate"}},
+		{name: "CA file with verification off", set: map[string]string{"CLOUDSTACK_CA_FILE": test.CABundle(t), "CLOUDSTACK_VERIFY_SSL": "false"}, want: []string{"CLOUDSTACK_CA_FILE", "CLOUDSTACK_VERIFY_SSL", "drop one or the other"}},
 		{name: "cloud-config missing", unset: []string{"CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY"},
 			set: map[string]string{"CLOUDSTACK_CLOUD_CONFIG": "/nonexistent/cloud-config"}, want: []string{"CLOUDSTACK_CLOUD_CONFIG", "/nonexistent/cloud-config"}},
 	} {
@@ -173,8 +176,11 @@ func TestStartupRefusesEveryBadSettingWithOneLine(t *testing.T) {
 // The table above proves something only if a good configuration gets past the settings:
 // this one ends later, looking for the cluster its KUBECONFIG does not describe.
 func TestStartupAcceptsAGoodConfiguration(t *testing.T) {
+	withCA := startupEnv(t)
+	withCA["CLOUDSTACK_CA_FILE"] = test.CABundle(t)
 	for name, env := range map[string]map[string]string{
 		"environment":  startupEnv(t),
+		"CA file":      withCA,
 		"cloud-config": {"PATH": os.Getenv("PATH"), "KUBECONFIG": "/nonexistent", "CLUSTER_NAME": "prod", "CLOUDSTACK_CLOUD_CONFIG": writeFile(t, "[Global]\napi-url = http://cs:8080/client/api\napi-key = k\nsecret-key = s\nssl-no-verify = true\n")},
 	} {
 		t.Run(name, func(t *testing.T) {

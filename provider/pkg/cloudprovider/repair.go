@@ -55,13 +55,16 @@ const (
 	readonlyDrainBound = 10 * time.Minute
 )
 
-// RepairPolicies reboot, through rebootVirtualMachine, what a fresh boot fixes: a kernel with
-// hung tasks, a kubelet or containerd that keeps crashing. Core replaces a node after two
-// reboots within a day that did not clear the fault, so none of these has a replace policy of
-// its own. A filesystem remounted read-only after I/O errors is replaced: the volume is
-// suspect, and a reboot would only run fsck on it. Ready=False is the one fallback core asks
-// for; every other policy matches any reason.
-func (c *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy {
+func (c *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy { return RepairPolicies() }
+
+// RepairPolicies are the node conditions core repairs nodes of this provider for, and how.
+// They reboot, through rebootVirtualMachine, what a fresh boot fixes: a kernel with hung
+// tasks, a kubelet or containerd that keeps crashing. Core replaces a node after two reboots
+// within a day that did not clear the fault, so none of these has a replace policy of its
+// own. A filesystem remounted read-only after I/O errors is replaced: the volume is suspect,
+// and a reboot would only run fsck on it. Ready=False is the one fallback core asks for; every
+// other policy matches any reason.
+func RepairPolicies() []cloudprovider.RepairPolicy {
 	reboot := func(condition corev1.NodeConditionType) cloudprovider.RepairPolicy {
 		return cloudprovider.RepairPolicy{ConditionType: condition, ConditionStatus: corev1.ConditionTrue, ReasonRegex: ".*",
 			TolerationDuration: rebootToleration, TerminationGracePeriod: lo.ToPtr(rebootDrainBound), Action: cloudprovider.RebootNode}

@@ -62,8 +62,8 @@ const AllProjects = "-1"
 // VMFilter narrows listVirtualMachines. Tags are OR-ed by CloudStack; the provider always
 // passes the one cluster tag and filters the rest itself.
 type VMFilter struct {
-	// IDs are sent as listVirtualMachines' ids: at most six fit CloudStack's 255-character
-	// parameter limit.
+	// IDs are sent as listVirtualMachines' ids, a list parameter: CloudStack's 255-character
+	// limit of string parameters does not apply to it.
 	IDs  []string
 	Name string
 	// Keyword matches a substring of the name or the display name, case-insensitively.

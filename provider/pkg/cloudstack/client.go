@@ -19,6 +19,7 @@ package cloudstack
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -39,6 +40,8 @@ import (
 // deadline.
 type Client struct {
 	throttle *throttle
+	// rootCAs verify the management server's certificate; nil means the system's roots.
+	rootCAs  *x509.CertPool
 	endpoint atomic.Pointer[endpoint]
 }
 
@@ -61,6 +64,14 @@ func WithRateLimit(callsPerSecond float64, burst int) Option {
 	}
 }
 
+// WithRootCAs verifies the management server's certificate against pool (LoadCABundle)
+// instead of the system's roots alone.
+func WithRootCAs(pool *x509.CertPool) Option {
+	return func(c *Client) {
+		c.rootCAs = pool
+	}
+}
+
 // NewClient builds a Client for the given credentials.
 func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	c := &Client{throttle: newThrottle(clock.RealClock{}, DefaultCallsPerSecond, DefaultBurst)}
@@ -73,13 +84,18 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// SetCredentials switches every later call to new credentials.
+// SetCredentials switches every later call to new credentials. Credentials that turn TLS
+// verification off are refused when the client has a CA bundle: a reloaded cloud-config must
+// not drop verification that the start-up settings asked for.
 func (c *Client) SetCredentials(creds Credentials) error {
 	if err := creds.Validate(); err != nil {
 		return err
 	}
+	if !creds.VerifySSL && c.rootCAs != nil {
+		return errCAWithoutVerify
+	}
 	next := http.DefaultTransport.(*http.Transport).Clone()
-	next.TLSClientConfig = &tls.Config{InsecureSkipVerify: !creds.VerifySSL} //nolint:gosec // the operator's explicit choice
+	next.TLSClientConfig = &tls.Config{InsecureSkipVerify: !creds.VerifySSL, RootCAs: c.rootCAs} //nolint:gosec // the operator's explicit choice
 	c.endpoint.Store(&endpoint{creds: creds, next: next})
 	return nil
 }

@@ -17,9 +17,12 @@ limitations under the License.
 package cloudstack
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -79,10 +82,24 @@ func classify(command string, status int, err error) error {
 		err = errors.New(oneLine(text))
 	}
 	if status != 0 && status != http.StatusOK {
-		return fmt.Errorf("calling %s, answered HTTP %d %s: %w", command, status, http.StatusText(status), err)
+		return &statusError{command: command, status: status, err: err}
 	}
 	return fmt.Errorf("calling %s, %w", command, err)
 }
+
+// statusError is an answer cloudstack-go could not read, with its HTTP status: a proxy's or
+// load balancer's error page, whose status tells whether trying again may help.
+type statusError struct {
+	command string
+	status  int
+	err     error
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("calling %s, answered HTTP %d %s: %v", e.command, e.status, http.StatusText(e.status), e.err)
+}
+
+func (e *statusError) Unwrap() error { return e.err }
 
 // maxErrorText keeps an unreadable answer quoted in an error short enough for a log line.
 const maxErrorText = 200
@@ -187,4 +204,24 @@ func IsLimitExceeded(err error) bool {
 func IsThrottled(err error) bool {
 	apiErr, ok := asAPIError(err)
 	return ok && apiErr.Code == CodeThrottled
+}
+
+// IsTransient is true for failures that say nothing about the request, so that the same call
+// may succeed later: throttling (429), a server error (HTTP 500-530, CloudStack's internal
+// error 530 included; 531-537 are answers about the request), an unreadable answer with such a
+// status (a proxy's error page), a timeout or a broken connection.
+func IsTransient(err error) bool {
+	if apiErr, ok := asAPIError(err); ok {
+		return transientStatus(apiErr.Code)
+	}
+	var status *statusError
+	if errors.As(err, &status) {
+		return transientStatus(status.status)
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+func transientStatus(code int) bool {
+	return code == CodeThrottled || (code >= http.StatusInternalServerError && code <= CodeInternalError)
 }

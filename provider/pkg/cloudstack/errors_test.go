@@ -17,8 +17,11 @@ limitations under the License.
 package cloudstack
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"strings"
 	"testing"
@@ -75,5 +78,38 @@ func TestJobError(t *testing.T) {
 	}
 	if err := JobError("x.DeployVMCmd", JobSucceeded, 0, []byte(`{}`)); err != nil {
 		t.Fatalf("a successful job has no error, got %v", err)
+	}
+}
+
+func TestIsTransient(t *testing.T) {
+	flat := func(code int) error {
+		return fmt.Errorf("CloudStack API error %d (CSExceptionErrorCode: 9999): text", code)
+	}
+	viaURL := func(err error) error { return &url.Error{Op: "Get", URL: "http://cs/client/api", Err: err} }
+	cases := []struct {
+		name      string
+		status    int
+		err       error
+		transient bool
+	}{
+		{name: "internal error 530", err: flat(530), transient: true},
+		{name: "throttled 429", err: flat(429), transient: true},
+		{name: "gateway error page", status: 502, err: errors.New("invalid character '<' looking for beginning of value"), transient: true},
+		{name: "connection refused", err: viaURL(&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}), transient: true},
+		{name: "exchange timed out", err: viaURL(context.DeadlineExceeded), transient: true},
+		{name: "connection closed mid-answer", err: viaURL(io.ErrUnexpectedEOF), transient: true},
+		{name: "unknown job id 431", err: flat(431)},
+		{name: "permission 531", err: flat(531)},
+		{name: "insufficient capacity 533", err: flat(533)},
+		{name: "not found page", status: 404, err: errors.New("invalid character '<' looking for beginning of value")},
+		{name: "caller gave up", err: viaURL(context.Canceled)},
+		{name: "unreadable 200 answer", status: 200, err: errors.New("the answer could not be read")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := classify("queryAsyncJobResult", c.status, c.err); IsTransient(err) != c.transient {
+				t.Errorf("IsTransient(%v) = %v, want %v", err, !c.transient, c.transient)
+			}
+		})
 	}
 }

@@ -74,4 +74,5 @@ func (r *CloudConfigReloader) Reload(ctx context.Context) {
 	}
 	r.current = creds
 	log.FromContext(ctx).Info("reloaded CloudStack credentials from cloud-config", "credentials", creds)
+	WarnPlainHTTP(ctx, creds)
 }

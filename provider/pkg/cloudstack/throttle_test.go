@@ -86,30 +86,21 @@ func TestThrottleStaysBetweenOneCallPerSecondAndTheCeiling(t *testing.T) {
 }
 
 func TestThrottleHoldsCallsForTheNamedWait(t *testing.T) {
-	clk := clocktesting.NewFakeClock(time.Now())
-	th := newThrottle(clk, 1000, 1000)
-	th.refused(800 * time.Millisecond)
-	done := make(chan error, 1)
-	go func() { done <- th.wait(context.Background(), false) }()
-	for !clk.HasWaiters() {
-		time.Sleep(time.Millisecond)
-	}
-	clk.Step(700 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("a call went out 700 ms into a wait of 800 ms (%v)", err)
-	case <-time.After(50 * time.Millisecond):
-	}
-	clk.Step(100 * time.Millisecond)
-	select {
-	case err := <-done:
-		if err != nil {
+	// In a synctest bubble time moves only while every goroutine waits, so the call waits
+	// exactly as long as the throttle holds it, however loaded the machine.
+	synctest.Test(t, func(t *testing.T) {
+		th := newThrottle(clock.RealClock{}, 1000, 1000)
+		th.refused(800 * time.Millisecond)
+		start := time.Now()
+		if err := th.wait(context.Background(), false); err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the call was still held after the named wait")
-	}
+		if waited := time.Since(start); waited != 800*time.Millisecond {
+			t.Fatalf("the call went out after %v, want the named wait of 800ms", waited)
+		}
+	})
 
+	th := newThrottle(clock.RealClock{}, 1000, 1000)
 	th.refused(time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -136,8 +127,10 @@ func TestThrottleLetsOtherCallsAheadOfQueuedDeploys(t *testing.T) {
 				admitted.Add(1)
 			})
 		}
-		for admitted.Load() == 0 {
-			time.Sleep(time.Millisecond)
+		// Every deploy is now admitted or queued.
+		synctest.Wait()
+		if admitted.Load() == 0 {
+			t.Fatal("no deploy was admitted while the rate had room")
 		}
 		if err := th.wait(context.Background(), false); err != nil {
 			t.Fatal(err)

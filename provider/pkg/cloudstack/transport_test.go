@@ -147,17 +147,13 @@ func TestThrottlingHoldsEveryCaller(t *testing.T) {
 		_, err := c.CreateTags(context.Background(), []string{"a"}, map[string]string{"k": "v"})
 		first <- err
 	}()
-	// Wait until the first call has been refused, then start a second one, which the
+	// Wait until the first call's 429 has halved the rate, then start a second one, which the
 	// account's throttle would refuse as well.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if arrivals, _ := srv.calls(); len(arrivals) == 1 {
-			break
-		}
+	for deadline := time.Now().Add(5 * time.Second); c.throttle.rate() == 1000; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the first call never reached the server")
+			t.Fatal("the first call's 429 never reached the throttle")
 		}
 	}
-	time.Sleep(50 * time.Millisecond)
 	if _, err := c.CreateTags(context.Background(), []string{"b"}, map[string]string{"k": "v"}); err != nil {
 		t.Fatal(err)
 	}

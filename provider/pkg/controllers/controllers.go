@@ -25,21 +25,21 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/karpenter/pkg/events"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/bootstraptoken"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclaim/bootstraptoken"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclaim/launchfailure"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 )
 
-// NewControllers returns the provider's controllers. uncachedClient serves the objects the
-// provider may not watch cluster-wide (bootstrap token Secrets in kube-system).
+// NewControllers returns the provider's controllers. uncachedClient writes the objects the
+// provider may not watch (bootstrap token Secrets in kube-system).
 func NewControllers(_ context.Context, kubeClient, uncachedClient client.Client, clk clock.Clock, recorder events.Recorder,
 	nodeClassProviders nodeclass.Providers, pricingProvider *pricing.DefaultProvider, instances garbagecollection.Instances,
 	launchFailures *launchfailure.Queue) []controller.Controller {
 	return []controller.Controller{
 		nodeclass.NewController(kubeClient, recorder, nodeClassProviders),
-		bootstraptoken.NewController(kubeClient, uncachedClient, clk),
+		bootstraptoken.NewController(uncachedClient, clk),
 		garbagecollection.NewController(kubeClient, clk, instances, launchFailures),
 		launchfailure.NewController(kubeClient, recorder, launchFailures),
 		pricing.NewController(pricingProvider),

@@ -47,10 +47,11 @@ type Operator struct {
 	*coreoperator.Operator
 
 	CloudStack *csapi.Client
-	// UncachedClient reads and writes Secrets, ConfigMaps and EndpointSlices straight through
-	// the API server: the manager's cached client would open cluster-wide informers on them,
-	// which needs read access to every Secret in the cluster. The chart grants only
-	// kube-system Secrets, one ConfigMap and the default namespace's EndpointSlices.
+	// UncachedClient gets ConfigMaps, lists EndpointSlices, and creates and deletes bootstrap
+	// token Secrets straight through the API server: a read through the manager's cached
+	// client would open a cluster-wide informer on the kind. The chart grants one ConfigMap of
+	// each namespace it reads, the default namespace's EndpointSlices, and on Secrets only
+	// create and delete of the provider's own tokens: no get, list or watch.
 	UncachedClient       client.Client
 	UnavailableOfferings *pkgcache.UnavailableOfferings
 	Pricing              *pricing.DefaultProvider
@@ -67,7 +68,8 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	exitOnError(stripManagedFields(ctx, op.GetCache(), clusterSizedKinds...))
 	opts := FromContext(ctx)
 	creds := opts.Credentials()
-	api := lo.Must(csapi.NewClient(creds, csapi.WithRateLimit(opts.RateLimit, opts.RateBurst)))
+	csapi.WarnPlainHTTP(ctx, creds)
+	api := lo.Must(csapi.NewClient(creds, csapi.WithRateLimit(opts.RateLimit, opts.RateBurst), csapi.WithRootCAs(opts.RootCAs())))
 	if opts.CloudConfig != "" {
 		lo.Must0(op.Manager.Add(csapi.NewCloudConfigReloader(opts.CloudConfig, api, creds, csapi.CloudConfigPollInterval)))
 	}

@@ -19,6 +19,7 @@ package operator
 import (
 	"cmp"
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,6 +48,9 @@ type Options struct {
 	APIKey    string
 	SecretKey string
 	VerifySSL bool
+	// CAFile is a PEM bundle of the CAs that may sign the management server's certificate,
+	// trusted beside the system's roots.
+	CAFile string
 	// CloudConfig is the path of a CloudStack CCM cloud-config file; when set it supplies the
 	// credentials and is re-read when it changes.
 	CloudConfig string
@@ -69,6 +73,8 @@ type Options struct {
 	// cloudConfigCredentials are read from CloudConfig when the options are parsed, so that a
 	// bad file stops the start-up like any bad setting.
 	cloudConfigCredentials csapi.Credentials
+	// rootCAs are read from CAFile when the options are parsed, for the same reason.
+	rootCAs *x509.CertPool
 }
 
 func (o *Options) AddFlags(fs *coreoptions.FlagSet) {
@@ -81,7 +87,9 @@ func (o *Options) AddFlags(fs *coreoptions.FlagSet) {
 			accepted: "the secret key of the account", secret: true, parse: text(&o.SecretKey)},
 		{env: "CLOUDSTACK_VERIFY_SSL", flag: "cloudstack-verify-ssl", usage: "Verify the CloudStack API's TLS certificate.",
 			accepted: booleanAccepted, def: "true", parse: boolean(&o.VerifySSL)},
-		{env: "CLOUDSTACK_CLOUD_CONFIG", flag: "cloud-config", usage: "Path of a CloudStack CCM cloud-config INI file ([Global] api-url, api-key, secret-key, project-id, zone, ssl-no-verify), read as the CCM reads it; replaces the four settings above and is reloaded when it changes.",
+		{env: "CLOUDSTACK_CA_FILE", flag: "cloudstack-ca-file", usage: "PEM bundle of the CAs that sign the CloudStack API's certificate, trusted beside the system's; read at start-up.",
+			accepted: "the path of a readable PEM file of CA certificates", parse: text(&o.CAFile)},
+		{env: "CLOUDSTACK_CLOUD_CONFIG", flag: "cloud-config", usage: "Path of a CloudStack CCM cloud-config INI file ([Global] api-url, api-key, secret-key, project-id, zone, ssl-no-verify), read as the CCM reads it; replaces the API URL, the keys and CLOUDSTACK_VERIFY_SSL, and is reloaded when it changes.",
 			accepted: "the path of a readable cloud-config file", parse: text(&o.CloudConfig)},
 		{env: "CLUSTER_NAME", flag: "cluster-name", usage: "Name of this cluster, tagged on every VM; it keeps clusters sharing an account apart.",
 			accepted: labelValueAccepted, parse: name(&o.ClusterName, validation.IsValidLabelValue)},
@@ -156,7 +164,35 @@ func (o *Options) Validate() error {
 			}
 		}
 	}
+	if o.CAFile != "" {
+		errs = append(errs, o.readCAFile())
+	}
 	return errors.Join(errs...)
+}
+
+// readCAFile loads the CA bundle and refuses it beside a choice to verify nothing, which would
+// leave the bundle unused without a word.
+func (o *Options) readCAFile() error {
+	ca := o.setting("CLOUDSTACK_CA_FILE")
+	pool, err := csapi.LoadCABundle(o.CAFile)
+	if err != nil {
+		return fmt.Errorf("%s: %w: want %s", ca.name(), err, ca.accepted)
+	}
+	o.rootCAs = pool
+	switch {
+	case o.CloudConfig == "" && !o.VerifySSL:
+		return fmt.Errorf("%s is set and %s is false: the CA bundle verifies the API's certificate, drop one or the other", ca.name(), o.setting("CLOUDSTACK_VERIFY_SSL").name())
+	// A cloud-config that did not load (no API URL) is refused on its own account.
+	case o.CloudConfig != "" && o.cloudConfigCredentials.APIURL != "" && !o.cloudConfigCredentials.VerifySSL:
+		return fmt.Errorf("%s is set and the cloud-config %s sets ssl-no-verify: the CA bundle verifies the API's certificate, drop one or the other", ca.name(), o.CloudConfig)
+	}
+	return nil
+}
+
+// RootCAs verify the API's certificate: the system's roots plus CLOUDSTACK_CA_FILE, or nil for
+// the system's roots alone.
+func (o *Options) RootCAs() *x509.CertPool {
+	return o.rootCAs
 }
 
 // Credentials the client starts with: the cloud-config file's when one is set, else the

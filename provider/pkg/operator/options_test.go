@@ -28,6 +28,7 @@ import (
 
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/operator"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 // validEnv is a complete configuration from the environment.
@@ -37,7 +38,7 @@ var validEnv = map[string]string{
 
 func parse(t *testing.T, env map[string]string, args ...string) (*operator.Options, error) {
 	t.Helper()
-	for _, k := range []string{"CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY", "CLOUDSTACK_VERIFY_SSL", "CLOUDSTACK_CLOUD_CONFIG",
+	for _, k := range []string{"CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY", "CLOUDSTACK_VERIFY_SSL", "CLOUDSTACK_CA_FILE", "CLOUDSTACK_CLOUD_CONFIG",
 		"CLUSTER_NAME", "CLOUDSTACK_REGION", "CLOUDSTACK_RATE_LIMIT", "CLOUDSTACK_RATE_BURST", "CLOUDSTACK_JOB_POLL_INTERVAL",
 		"PRICING_CONFIGMAP", "SYSTEM_NAMESPACE", "API_SERVER_ENDPOINT"} {
 		t.Setenv(k, "")
@@ -212,6 +213,63 @@ func TestOptionsRefuseABadCloudConfigFile(t *testing.T) {
 			}
 			_, err := parse(t, map[string]string{"CLUSTER_NAME": "prod", "CLOUDSTACK_CLOUD_CONFIG": path})
 			expectRefusal(t, err, "CLOUDSTACK_CLOUD_CONFIG", path)
+		})
+	}
+}
+
+func TestACABundleIsReadWithEitherCredentialSource(t *testing.T) {
+	ca := test.CABundle(t)
+	cloudConfig := filepath.Join(t.TempDir(), "cloud-config")
+	if err := os.WriteFile(cloudConfig, []byte("[Global]\napi-url = https://cs/client/api\napi-key = k\nsecret-key = s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, env := range map[string]map[string]string{
+		"environment":  with(validEnv, "CLOUDSTACK_CA_FILE", ca),
+		"cloud-config": {"CLUSTER_NAME": "prod", "CLOUDSTACK_CLOUD_CONFIG": cloudConfig, "CLOUDSTACK_CA_FILE": ca},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o, err := parse(t, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.RootCAs() == nil {
+				t.Fatal("the CA bundle was not read")
+			}
+		})
+	}
+	o, err := parse(t, validEnv)
+	if err != nil || o.RootCAs() != nil {
+		t.Fatalf("without CLOUDSTACK_CA_FILE: roots %v, error %v; want the system's roots (nil)", o.RootCAs(), err)
+	}
+}
+
+func TestOptionsRefuseABadCABundle(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.crt")
+	if err := os.WriteFile(notPEM, []byte("MIIB...base64 without its PEM armour\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	insecureCloudConfig := filepath.Join(dir, "cloud-config")
+	if err := os.WriteFile(insecureCloudConfig, []byte("[Global]\napi-url = https://cs/client/api\napi-key = k\nsecret-key = s\nssl-no-verify = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ca := test.CABundle(t)
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		want []string
+	}{
+		{"missing file", with(validEnv, "CLOUDSTACK_CA_FILE", filepath.Join(dir, "missing.pem")), []string{"missing.pem", "no such file", "readable PEM file"}},
+		{"no certificate", with(validEnv, "CLOUDSTACK_CA_FILE", notPEM), []string{notPEM, "holds no PEM certificate"}},
+		{"verification off", with(with(validEnv, "CLOUDSTACK_CA_FILE", ca), "CLOUDSTACK_VERIFY_SSL", "false"), []string{"CLOUDSTACK_VERIFY_SSL", "drop one or the other"}},
+		{"cloud-config without verification", map[string]string{"CLUSTER_NAME": "prod", "CLOUDSTACK_CLOUD_CONFIG": insecureCloudConfig, "CLOUDSTACK_CA_FILE": ca},
+			[]string{"ssl-no-verify", "drop one or the other"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parse(t, c.env)
+			for _, want := range c.want {
+				expectRefusal(t, err, "CLOUDSTACK_CA_FILE", want)
+			}
 		})
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -101,6 +102,19 @@ func decode(userData string) string {
 	return string(raw)
 }
 
+// joinToken is the token the kubeadm join in userData presents.
+func joinToken(userData string) string {
+	GinkgoHelper()
+	m := regexp.MustCompile(`token: ([a-z0-9]{6}\.[a-z0-9]{16})\n`).FindStringSubmatch(decode(userData))
+	Expect(m).To(HaveLen(2), "a bootstrap token in the join configuration")
+	return m[1]
+}
+
+// tokenIn is the id.secret token that secret stores.
+func tokenIn(secret corev1.Secret) string {
+	return string(secret.Data[KeyTokenID]) + "." + string(secret.Data[KeyTokenSecret])
+}
+
 func tokenSecrets() []corev1.Secret {
 	GinkgoHelper()
 	list := &corev1.SecretList{}
@@ -143,19 +157,35 @@ var _ = Describe("UserData", func() {
 		Expect(s.Data).To(HaveKeyWithValue("usage-bootstrap-authentication", []byte("true")))
 		Expect(s.Data).To(HaveKeyWithValue("usage-bootstrap-signing", []byte("true")))
 		Expect(s.Data).To(HaveKeyWithValue("auth-extra-groups", []byte(AuthExtraGroups)))
-		Expect(Expiration(&s)).To(BeTemporally("~", clk.Now().Add(TokenTTL), time.Second))
+		Expect(time.Parse(time.RFC3339, string(s.Data[KeyExpiration]))).To(BeTemporally("~", clk.Now().Add(TokenTTL), time.Second))
 		Expect(s.OwnerReferences).To(HaveLen(1))
 		Expect(s.OwnerReferences[0].UID).To(Equal(nodeClaim.UID))
 		Expect(s.Labels).To(HaveKeyWithValue(LabelNodeClaim, nodeClaim.Name))
-		Expect(decode(userData)).To(ContainSubstring("token: " + string(s.Data[KeyTokenID]) + "." + string(s.Data[KeyTokenSecret])))
+		Expect(joinToken(userData)).To(Equal(tokenIn(s)))
 	})
-	It("reuses the token of a retried launch, and renews one about to expire", func() {
-		first := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
-		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(Equal(first))
-		clk.Step(TokenTTL - tokenReuseMargin + time.Minute)
-		renewed := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
-		Expect(renewed).ToNot(Equal(first))
-		Expect(tokenSecrets()).To(HaveLen(1))
+	It("replaces the token of a retried launch by its name, without reading any Secret", func() {
+		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
+		provider = NewDefaultProvider(counting, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
+		first := joinToken(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
+		clear(counting.requests)
+		retried := joinToken(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
+		Expect(counting.requests).To(Equal(map[string]int{"create": 2, "delete": 1}), "a create refused as AlreadyExists, a delete by name, a create")
+		Expect(retried).ToNot(Equal(first))
+		secrets := tokenSecrets()
+		Expect(secrets).To(HaveLen(1))
+		Expect(tokenIn(secrets[0])).To(Equal(retried), "the Secret holds the token the retried launch joins with")
+		Expect(secrets[0].OwnerReferences[0].UID).To(Equal(nodeClaim.UID))
+	})
+	It("deletes a NodeClaim's token by its derived name, and no other", func() {
+		other := coretest.NodeClaim()
+		ExpectApplied(ctx, env.Client, other)
+		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		lo.Must(provider.UserData(ctx, nodeClass, other, gpLarge, nil))
+		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
+		Expect(DeleteToken(ctx, counting, nodeClaim)).To(Succeed())
+		Expect(counting.requests).To(Equal(map[string]int{"delete": 1}))
+		Expect(tokenSecrets()).To(ConsistOf(HaveField("Labels", HaveKeyWithValue(LabelNodeClaim, other.Name))))
+		Expect(DeleteToken(ctx, counting, nodeClaim)).To(Succeed(), "a token already gone")
 	})
 	It("mints a launch's token in one request once the cluster's CA and endpoint are known", func() {
 		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
@@ -166,9 +196,6 @@ var _ = Describe("UserData", func() {
 		clear(counting.requests)
 		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
 		Expect(counting.requests).To(Equal(map[string]int{"create": 1}))
-		clear(counting.requests)
-		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
-		Expect(counting.requests).To(Equal(map[string]int{"create": 1, "get": 1}), "a retried launch finds its token")
 	})
 	It("reads the cluster's CA and endpoint once for a burst of launches", func() {
 		counting := &countingClient{Client: env.Client, requests: map[string]int{}}

@@ -36,17 +36,14 @@ import (
 )
 
 // TokenTTL covers core's launch (5 min) and registration (15 min) timeouts with room for a slow
-// boot; a leaked token is useless after it, and the bootstraptoken controller deletes it.
+// boot. The API server refuses a token past its expiration, whoever still holds it.
 const TokenTTL = 30 * time.Minute
-
-// tokenReuseMargin: a retried launch reuses its NodeClaim's token only if the new VM still has
-// this long to join with it.
-const tokenReuseMargin = 20 * time.Minute
 
 const (
 	// TokenNamespace is where kubeadm and the API server look for bootstrap tokens.
 	TokenNamespace = "kube-system"
-	// LabelNodeClaim marks a token Secret with the NodeClaim it was minted for.
+	// LabelNodeClaim marks a token Secret with the NodeClaim it was minted for. The chart's
+	// admission policy lets the provider create and delete only token Secrets carrying it.
 	LabelNodeClaim = apis.Group + "/nodeclaim"
 	// AuthExtraGroups is the group kubeadm's RBAC lets join and sign CSRs.
 	AuthExtraGroups = "system:bootstrappers:kubeadm:default-node-token"
@@ -60,48 +57,57 @@ const (
 	KeyExpiration  = "expiration"
 )
 
-// tokenFor returns id.secret of the NodeClaim's bootstrap token, minting one when none is
-// valid for long enough. The id derives from the NodeClaim's uid, so a retried launch finds
-// its token without listing Secrets. The create comes first: a launch's first attempt, nearly
-// every one, then costs a single request.
-func tokenFor(ctx context.Context, kubeClient client.Client, clk clock.Clock, nodeClaim *karpv1.NodeClaim) (string, error) {
-	id := tokenID(nodeClaim)
-	key := client.ObjectKey{Namespace: TokenNamespace, Name: "bootstrap-token-" + id}
-	token, err := mintToken(ctx, kubeClient, clk, key, id, nodeClaim)
+// tokenFor mints the NodeClaim's bootstrap token and returns it as id.secret. The provider
+// may not read Secrets, so a token left by an earlier launch of the NodeClaim is deleted by
+// its derived name and minted anew, never read back. Nothing needs the old one: the instance
+// provider renders userdata only once it found no VM deployed for the NodeClaim (or none can
+// exist), so the VM of that earlier launch never deployed or was destroyed. Should one still
+// boot with it (a deploy CloudStack did not list yet at the lookup), its join fails and core
+// replaces the NodeClaim after its registration timeout: a node lost, never a valid token
+// that nobody tracks.
+func tokenFor(ctx context.Context, tokens client.Writer, clk clock.Clock, nodeClaim *karpv1.NodeClaim) (string, error) {
+	token, err := mintToken(ctx, tokens, clk, nodeClaim)
 	if !errors.IsAlreadyExists(err) {
 		return token, err
 	}
-	existing := &corev1.Secret{}
-	if err := kubeClient.Get(ctx, key, existing); err != nil {
-		return "", fmt.Errorf("getting bootstrap token %s, %w", id, err)
+	if err := DeleteToken(ctx, tokens, nodeClaim); err != nil {
+		return "", err
 	}
-	if expiresAfter(existing, clk.Now().Add(tokenReuseMargin)) {
-		return id + "." + string(existing.Data[KeyTokenSecret]), nil
+	return mintToken(ctx, tokens, clk, nodeClaim)
+}
+
+// DeleteToken deletes the NodeClaim's bootstrap token by its derived name; one already gone is
+// no error.
+func DeleteToken(ctx context.Context, tokens client.Writer, nodeClaim *karpv1.NodeClaim) error {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: TokenNamespace, Name: tokenName(tokenID(nodeClaim))}}
+	if err := tokens.Delete(ctx, secret); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting bootstrap token %s of nodeclaim %s, %w", secret.Name, nodeClaim.Name, err)
 	}
-	if err := kubeClient.Delete(ctx, existing); client.IgnoreNotFound(err) != nil {
-		return "", fmt.Errorf("deleting bootstrap token %s before renewing it, %w", id, err)
-	}
-	return mintToken(ctx, kubeClient, clk, key, id, nodeClaim)
+	return nil
 }
 
 // mintToken creates a token Secret with a new secret; the error wraps AlreadyExists when the
 // NodeClaim has one.
-func mintToken(ctx context.Context, kubeClient client.Client, clk clock.Clock, key client.ObjectKey, id string, nodeClaim *karpv1.NodeClaim) (string, error) {
+func mintToken(ctx context.Context, tokens client.Writer, clk clock.Clock, nodeClaim *karpv1.NodeClaim) (string, error) {
+	id := tokenID(nodeClaim)
 	secret, err := randomString(16)
 	if err != nil {
 		return "", err
 	}
-	if err := kubeClient.Create(ctx, tokenSecret(key, id, secret, clk.Now().Add(TokenTTL), nodeClaim)); err != nil {
-		return "", fmt.Errorf("creating bootstrap token %s, %w", id, err)
+	if err := tokens.Create(ctx, tokenSecret(id, secret, clk.Now().Add(TokenTTL), nodeClaim)); err != nil {
+		return "", fmt.Errorf("creating bootstrap token %s, %w", tokenName(id), err)
 	}
 	return id + "." + secret, nil
 }
 
-func tokenSecret(key client.ObjectKey, id, secret string, expiration time.Time, nodeClaim *karpv1.NodeClaim) *corev1.Secret {
+// tokenName is the name the API server's token authenticator looks a token id up by.
+func tokenName(id string) string { return "bootstrap-token-" + id }
+
+func tokenSecret(id, secret string, expiration time.Time, nodeClaim *karpv1.NodeClaim) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: key.Namespace,
-			Name:      key.Name,
+			Namespace: TokenNamespace,
+			Name:      tokenName(id),
 			Labels:    map[string]string{LabelNodeClaim: nodeClaim.Name},
 			// A cluster-scoped owner may own a namespaced object: the garbage collector then
 			// deletes the token with its NodeClaim.
@@ -118,19 +124,6 @@ func tokenSecret(key client.ObjectKey, id, secret string, expiration time.Time, 
 			"auth-extra-groups":              AuthExtraGroups,
 		},
 	}
-}
-
-// Expiration is when the token in secret stops working; the zero time when it cannot be read.
-func Expiration(secret *corev1.Secret) time.Time {
-	t, err := time.Parse(time.RFC3339, string(secret.Data[KeyExpiration]))
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
-func expiresAfter(secret *corev1.Secret, t time.Time) bool {
-	return Expiration(secret).After(t) && len(secret.Data[KeyTokenSecret]) == 16
 }
 
 // tokenID is six characters of [a-z0-9], the format kubeadm requires, from a hash of the

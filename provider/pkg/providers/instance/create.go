@@ -74,6 +74,18 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		return nil, err
 	}
 	tags := p.tagsFor(nodeClass, nodeClaim)
+	group := strictGroup(nodeClass, req)
+	placed, err := p.strict.acquire(ctx, group)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the deploy in flight into strict affinity group %s, %w", group, err)
+	}
+	// The slot passes to finishLaunch once the launch is under way; every other way out frees it.
+	underWay := false
+	defer func() {
+		if !underWay {
+			placed()
+		}
+	}()
 	created, err := p.api.DeployVirtualMachine(ctx, req)
 	if csapi.IsAlreadyExists(err) {
 		return p.adoptByName(ctx, nodeClass, nodeClaim.Name, tags, instanceTypes)
@@ -100,53 +112,126 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	// The jobs are waited for in the background: core plans its next round only once every
 	// NodeClaim has a providerID, so waiting here for a 10-60 s deploy would hold back every
 	// launch after this one.
-	go p.finishLaunch(context.WithoutCancel(ctx), nodeClaim.Name, created.ID, tags, deployJob, tagJob, c)
+	underWay = true
+	go p.finishLaunch(context.WithoutCancel(ctx), launching{
+		nodeClaim: nodeClaim.Name, vmID: created.ID, scope: req.Scope, tags: tags, deployJob: deployJob, tagJob: tagJob, c: c, placed: placed,
+	})
 	return launch, nil
 }
 
-// finishLaunch waits for the deploy and tag jobs. A failed job undoes the launch: the
-// offering x zone is marked unavailable where that is the cause (CloudStack's planner fails a
-// deploy with 533 when no host has room), the VM destroyed and remembered as gone, and the
-// NodeClaim reported so that it is deleted and core plans its pods again.
-func (p *DefaultProvider) finishLaunch(ctx context.Context, nodeClaim, vmID string, tags map[string]string, deployJob, tagJob *Job, c candidate) {
-	deployed, err := p.awaitJobs(ctx, vmID, tags, deployJob, tagJob, c)
-	if err != nil {
-		p.cleanUp(ctx, vmID)
-		p.remember(&Instance{ID: vmID, Name: nodeClaim, State: StateError})
-		log.FromContext(ctx).Error(err, "launch failed after it was recorded", "nodeclaim", nodeClaim, "id", vmID)
-		p.failures.LaunchFailed(nodeClaim, err)
-		return
-	}
-	vm, err := jobVM(deployed)
-	if err != nil {
-		// The VM runs; Get asks CloudStack for its state instead.
-		log.FromContext(ctx).Error(err, "reading the VM of a finished deploy job", "id", vmID)
-		return
-	}
-	in := newInstance(vm)
-	maps.Copy(in.Tags, tags)
-	// Replace writes only over the launch's remembered state: a destroy removed it, and the VM
-	// must not answer cached Gets as live again.
-	_ = p.seen.Replace(vmID, in, gocache.DefaultExpiration)
+// launching is a launch whose jobs run: what finishLaunch needs to see it through or undo it.
+type launching struct {
+	nodeClaim, vmID   string
+	scope             csapi.Scope
+	tags              map[string]string
+	deployJob, tagJob *Job
+	c                 candidate
+	// placed frees the slot of the VM's strict affinity group.
+	placed func()
 }
 
-// awaitJobs returns the finished deploy job; a failed deploy is the cause of any failed
-// tagging too, so it is reported first.
-func (p *DefaultProvider) awaitJobs(ctx context.Context, vmID string, tags map[string]string, deployJob, tagJob *Job, c candidate) (*cloudstack.AsyncJob, error) {
-	deployed, err := deployJob.Wait(ctx)
+// finishLaunch waits for the deploy and tag jobs. A failed launch is undone: the offering x
+// zone is marked unavailable where that is the cause (CloudStack's planner fails a deploy
+// with 533 when no host has room), the VM destroyed and remembered as gone, and the NodeClaim
+// reported so that it is deleted and core plans its pods again.
+func (p *DefaultProvider) finishLaunch(ctx context.Context, l launching) {
+	vm, err := p.awaitJobs(ctx, l)
 	if err != nil {
-		return nil, p.launchError(err, c)
+		p.cleanUp(ctx, l.vmID)
+		p.remember(&Instance{ID: l.vmID, Name: l.nodeClaim, State: StateError})
+		log.FromContext(ctx).Error(err, "launch failed after it was recorded", "nodeclaim", l.nodeClaim, "id", l.vmID)
+		p.failures.LaunchFailed(l.nodeClaim, err)
+		return
 	}
-	if _, err := tagJob.Wait(ctx); err != nil {
+	if vm == nil {
+		return // the VM's state is not known: Get asks CloudStack
+	}
+	in := newInstance(vm)
+	maps.Copy(in.Tags, l.tags)
+	// Replace writes only over the launch's remembered state: a destroy removed it, and the VM
+	// must not answer cached Gets as live again.
+	_ = p.seen.Replace(l.vmID, in, gocache.DefaultExpiration)
+}
+
+// awaitJobs returns the launched VM as last seen, nil if it could not be read; a failed deploy
+// is the cause of any failed tagging too, so it is reported first.
+func (p *DefaultProvider) awaitJobs(ctx context.Context, l launching) (*cloudstack.VirtualMachine, error) {
+	vm, err := p.awaitDeploy(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := l.tagJob.Wait(ctx); err != nil {
 		// The job of a launch batch fails as a whole when another VM of it was destroyed
 		// before it ran (that VM's deploy failed): tag this running VM once more, in a batch
 		// of VMs outside launches, before giving it up.
-		log.FromContext(ctx).Info("tagging again after a failed createTags job", "id", vmID, "error", err.Error())
-		if err := p.tag(ctx, vmID, tags); err != nil {
-			return nil, taggingFailed(vmID, err)
+		log.FromContext(ctx).Info("tagging again after a failed createTags job", "id", l.vmID, "error", err.Error())
+		if err := p.tag(ctx, l.vmID, l.tags); err != nil {
+			return nil, taggingFailed(l.vmID, err)
 		}
 	}
-	return deployed, nil
+	return vm, nil
+}
+
+// awaitDeploy waits for the deploy job. A job that failed, or whose outcome is unknown (its
+// deadline passed, CloudStack does not know it), fails the launch only once a lookup by id
+// found the VM neither Running nor Starting: CloudStack moves a VM to Running only once it is
+// placed and started, and Starting means a job still works on it. Such a VM keeps its launch;
+// if it never becomes a node, core's registration timeout deletes the NodeClaim, and Delete
+// destroys the VM. A VM that cannot be looked up keeps its launch in the same way: a passing
+// failure never destroys anything.
+func (p *DefaultProvider) awaitDeploy(ctx context.Context, l launching) (*cloudstack.VirtualMachine, error) {
+	defer l.placed()
+	deployed, jobErr := l.deployJob.Wait(ctx)
+	if jobErr == nil {
+		vm, err := jobVM(deployed)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "reading the VM of a finished deploy job", "id", l.vmID)
+		}
+		return vm, nil
+	}
+	vm, err := p.lookUp(ctx, l.scope, l.vmID)
+	switch {
+	case err != nil:
+		log.FromContext(ctx).Error(err, "the deploy job failed and the VM could not be looked up: keeping the launch", "id", l.vmID, "job error", jobErr.Error())
+		return nil, nil
+	case vm != nil && (vm.State == StateRunning || vm.State == StateStarting):
+		log.FromContext(ctx).Info("the deploy job failed or has no outcome, but the VM lives: keeping the launch", "id", l.vmID, "state", vm.State, "job error", jobErr.Error())
+		return vm, nil
+	}
+	return nil, p.launchError(jobErr, l.c)
+}
+
+// passingAttempts bounds the tries of a call whose failure would undo a launch; waits between
+// them double from the poll interval, so a management server away for about a minute is
+// waited out.
+const passingAttempts = 5
+
+// retryPassing runs call until it succeeds, fails for a reason that is not passing, or has run
+// passingAttempts times.
+func (p *DefaultProvider) retryPassing(ctx context.Context, call func() error) error {
+	wait := DefaultPollInterval
+	for attempt := 1; ; attempt++ {
+		err := call()
+		if err == nil || !csapi.IsTransient(err) || attempt == passingAttempts {
+			return err
+		}
+		select {
+		case <-p.clock.After(wait):
+			wait *= 2
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// lookUp finds the VM by id in the scope it was deployed in, nil if CloudStack lists nothing.
+func (p *DefaultProvider) lookUp(ctx context.Context, scope csapi.Scope, id string) (*cloudstack.VirtualMachine, error) {
+	var vm *cloudstack.VirtualMachine
+	err := p.retryPassing(ctx, func() (err error) {
+		vm, err = p.gets.Do(ctx, vmByID{scope: scope, id: id})
+		return err
+	})
+	return vm, err
 }
 
 func taggingFailed(vmID string, err error) error {

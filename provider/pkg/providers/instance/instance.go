@@ -162,6 +162,7 @@ type DefaultProvider struct {
 	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
 	seen       *gocache.Cache
 	destroying destroyJobs
+	strict     strictGroups
 }
 
 // NewDefaultProvider wires the instance provider; it and watcher must be started by the caller,

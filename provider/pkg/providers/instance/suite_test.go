@@ -71,10 +71,11 @@ func (r *recordingUserData) UserData(_ context.Context, _ *v1.CloudStackNodeClas
 	return "I2Nsb3VkLWNvbmZpZw==", nil
 }
 
+// fixedAffinityGroup gives each NodePool a group of its own, "ag-<nodepool>".
 type fixedAffinityGroup struct{}
 
-func (fixedAffinityGroup) Ensure(context.Context, *v1.CloudStackNodeClass, string) (v1.AffinityGroup, error) {
-	return v1.AffinityGroup{ID: "ag-1", Name: "karpenter-test", NodePool: "default"}, nil
+func (fixedAffinityGroup) Ensure(_ context.Context, _ *v1.CloudStackNodeClass, nodePool string) (v1.AffinityGroup, error) {
+	return v1.AffinityGroup{ID: "ag-" + nodePool, Name: "karpenter-test-" + nodePool, NodePool: nodePool}, nil
 }
 
 type modelPrices struct{}
@@ -86,15 +87,23 @@ func (modelPrices) SeqNum() uint64 { return 0 }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	return newEnvOver(t, func(api *fake.API) csapi.API { return api })
+}
+
+// newEnvOver is newEnv with the provider and the watcher calling the fake through wrap, for
+// tests that change or observe what the cloud answers.
+func newEnvOver(t testing.TB, wrap func(*fake.API) csapi.API) *env {
+	t.Helper()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	api := fake.NewAPI(clk)
 	unavailable := cache.NewUnavailableOfferings(clk, cache.UnavailableOfferingsTTL)
-	watcher := instance.NewWatcher(api, clk, instance.DefaultPollInterval, csapi.Scope{})
+	cloud := wrap(api)
+	watcher := instance.NewWatcher(cloud, clk, instance.DefaultPollInterval, csapi.Scope{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
 	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}, watcher: watcher, failures: &fake.LaunchFailures{}}
-	e.provider = instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	e.nodeClass = fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	e.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e

@@ -70,9 +70,14 @@ func (p *DefaultProvider) tagsFor(nodeClass *v1.CloudStackNodeClass, nodeClaim *
 	return tags
 }
 
-// tag applies tags to a VM outside a launch and waits for the job.
+// tag applies tags to a VM outside a launch and waits for the job. A launch whose tagging
+// fails here gives its VM up, so a call refused for a passing reason is sent again first.
 func (p *DefaultProvider) tag(ctx context.Context, vmID string, tags map[string]string) error {
-	job, err := p.requestTags(ctx, tagRequest{vmID: vmID, tags: tags})
+	var job *Job
+	err := p.retryPassing(ctx, func() (err error) {
+		job, err = p.requestTags(ctx, tagRequest{vmID: vmID, tags: tags})
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ package instance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -39,10 +40,30 @@ const (
 	// window: a minute covers NTP-synchronised clocks, and a job a wider skew hides is still
 	// found by queryMissing.
 	clockSkew = time.Minute
+	// pollWindow caps how far back a poll lists jobs. Deploys take 10-60 s and destroys less, so
+	// a job older than five minutes is a stuck one; it is queried on its own (queryMissing)
+	// rather than making every poll list five more minutes of every job of the account.
+	pollWindow = 5 * time.Minute
+	// maxQueriedAlone is how many jobs older than pollWindow may be left to queryMissing: more
+	// (a burst queued for the management server's job threads) are listed, as one wider
+	// listing costs less than their queries.
+	maxQueriedAlone = 10
 	// missingTicks is how many polls a job may be absent from listAsyncJobs (another account's
-	// job, a server that does not list it) before it is queried on its own.
+	// job, a server that does not list it, a job older than pollWindow) before it is queried on
+	// its own.
 	missingTicks = 3
+	// maxQueryGap caps the polls between two queries of one missing job: the gap doubles from
+	// missingTicks, so a stuck job costs a call a minute at the default interval.
+	maxQueryGap = 30
+	// JobDeadline ends the wait for a job that is still pending, or cannot be asked about, this
+	// long after it was watched. CloudStack cancels a job still running after
+	// job.cancel.threshold.minutes (60 by default), so by then no answer is coming; the caller
+	// decides from the state of the job's resource instead.
+	JobDeadline = 65 * time.Minute
 )
+
+// ErrJobDeadline is the error of a job that had no outcome within JobDeadline.
+var ErrJobDeadline = errors.New("no outcome within the job deadline")
 
 // Watcher waits for async jobs: one listAsyncJobs call per tick reports every pending job, so
 // the cost of waiting does not grow with the number of launches in flight.
@@ -58,7 +79,10 @@ type Watcher struct {
 
 type waiter struct {
 	started time.Time
+	// missing counts the polls in a row that did not list the job; it is queried on its own
+	// when missing reaches queryAt.
 	missing int
+	queryAt int
 	job     *cloudstack.AsyncJob
 	err     error
 	done    chan struct{}
@@ -76,7 +100,7 @@ func (w *Watcher) Watch(jobID string) *Job {
 	defer w.mu.Unlock()
 	wt, ok := w.pending[jobID]
 	if !ok {
-		wt = &waiter{started: w.clock.Now(), done: make(chan struct{})}
+		wt = &waiter{started: w.clock.Now(), queryAt: missingTicks, done: make(chan struct{})}
 		w.pending[jobID] = wt
 	}
 	return &Job{watcher: w, waiter: wt}
@@ -136,20 +160,13 @@ func (w *Watcher) Pending() int {
 
 func (w *Watcher) poll(ctx context.Context) {
 	defer recovery.Log(ctx, "job watcher")
-	w.mu.Lock()
-	PendingJobs.Set(float64(len(w.pending)))
-	if len(w.pending) == 0 {
-		w.mu.Unlock()
+	now := w.clock.Now()
+	since, ok := w.window(now)
+	if !ok {
 		return
 	}
-	oldest := w.clock.Now()
-	for _, wt := range w.pending {
-		if wt.started.Before(oldest) {
-			oldest = wt.started
-		}
-	}
-	w.mu.Unlock()
-	jobs, err := w.api.ListAsyncJobs(ctx, w.scope, oldest.Add(-clockSkew).UTC().Format(csapi.DateLayout))
+	defer w.expire(now)
+	jobs, err := w.api.ListAsyncJobs(ctx, w.scope, since.Add(-clockSkew).UTC().Format(csapi.DateLayout))
 	if err != nil {
 		log.FromContext(ctx).Error(err, "listing async jobs")
 		return
@@ -161,30 +178,71 @@ func (w *Watcher) poll(ctx context.Context) {
 			w.finish(job.JobID, job, csapi.AsyncJobError(job))
 		}
 	}
-	w.queryMissing(ctx, seen)
+	w.queryMissing(ctx, seen, now)
 }
 
-// queryMissing asks for jobs listAsyncJobs keeps omitting, one by one: the fallback that keeps
-// a launch from hanging if the listing does not show a job.
-func (w *Watcher) queryMissing(ctx context.Context, seen map[string]bool) {
-	var lost []string
+// window returns the start of the jobs to list: the oldest pending job's start, but no more
+// than pollWindow ago unless more than maxQueriedAlone jobs are older; false when nothing is
+// pending.
+func (w *Watcher) window(now time.Time) (time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	PendingJobs.Set(float64(len(w.pending)))
+	capped, since, old := now.Add(-pollWindow), now, 0
+	for _, wt := range w.pending {
+		if wt.started.Before(capped) {
+			old++
+		}
+		if wt.started.Before(since) {
+			since = wt.started
+		}
+	}
+	if old <= maxQueriedAlone && since.Before(capped) {
+		since = capped
+	}
+	return since, len(w.pending) > 0
+}
+
+// expire ends the jobs still pending past their deadline, once the poll had its last chance to
+// report them.
+func (w *Watcher) expire(now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id, wt := range w.pending {
+		if overdue(wt, now) {
+			w.finishLocked(id, nil, fmt.Errorf("waiting for job %s, %w", id, ErrJobDeadline))
+		}
+	}
+}
+
+func overdue(wt *waiter, now time.Time) bool { return now.Sub(wt.started) > JobDeadline }
+
+// queryMissing asks for jobs listAsyncJobs keeps omitting, one by one and ever more rarely:
+// the fallback that keeps a launch from hanging if the listing does not show a job. A query
+// that fails for a passing reason is asked again later, never taken for the job's failure.
+func (w *Watcher) queryMissing(ctx context.Context, seen map[string]bool, now time.Time) {
+	var due []string
 	w.mu.Lock()
 	for id, wt := range w.pending {
 		if seen[id] {
+			wt.missing, wt.queryAt = 0, missingTicks
 			continue
 		}
-		if wt.missing++; wt.missing >= missingTicks {
-			lost = append(lost, id)
+		// An overdue job is asked about a last time before it expires.
+		if wt.missing++; wt.missing >= wt.queryAt || overdue(wt, now) {
+			wt.queryAt = wt.missing + min(wt.missing, maxQueryGap)
+			due = append(due, id)
 		}
 	}
 	w.mu.Unlock()
-	for _, id := range lost {
+	for _, id := range due {
 		r, err := w.api.QueryAsyncJobResult(ctx, id)
-		if err != nil {
+		switch {
+		case err != nil && (ctx.Err() != nil || csapi.IsTransient(err)):
+			log.FromContext(ctx).V(1).Info("querying a job failed, asking again later", "job", id, "error", err.Error())
+		case err != nil:
 			w.finish(id, nil, fmt.Errorf("querying job %s, %w", id, err))
-			continue
-		}
-		if r.Jobstatus != csapi.JobPending {
+		case r.Jobstatus != csapi.JobPending:
 			job := &cloudstack.AsyncJob{JobID: r.JobID, Cmd: r.Cmd, Jobstatus: r.Jobstatus, Jobresultcode: r.Jobresultcode,
 				Jobresult: r.Jobresult, Jobresulttype: r.Jobresulttype, Jobinstanceid: r.Jobinstanceid}
 			w.finish(id, job, csapi.AsyncJobError(job))
@@ -195,6 +253,10 @@ func (w *Watcher) queryMissing(ctx context.Context, seen map[string]bool) {
 func (w *Watcher) finish(jobID string, job *cloudstack.AsyncJob, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.finishLocked(jobID, job, err)
+}
+
+func (w *Watcher) finishLocked(jobID string, job *cloudstack.AsyncJob, err error) {
 	wt, ok := w.pending[jobID]
 	if !ok {
 		return

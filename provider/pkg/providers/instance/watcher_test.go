@@ -18,13 +18,16 @@ package instance_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/clock"
 
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
@@ -32,37 +35,47 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/recovery"
 )
 
+// The watcher tests run in synctest bubbles: time moves only once every goroutine waits, so
+// each tick of the watcher's ticker is a poll that has run to its end before the next one,
+// synctest.Wait lets the poll of the tick that ends a sleep finish, and a wait that never ends
+// is reported as a deadlock instead of hanging.
+
+// startWatcher starts a watcher on the bubble's clock; it stops with the test.
+func startWatcher(t *testing.T, api csapi.API) *instance.Watcher {
+	t.Helper()
+	w := instance.NewWatcher(api, clock.RealClock{}, instance.DefaultPollInterval, csapi.Scope{})
+	go func() { _ = w.Start(t.Context()) }()
+	return w
+}
+
+// destroyJob starts the destroy job of a new running VM.
+func destroyJob(t *testing.T, api *fake.API, name string) string {
+	t.Helper()
+	jobID, err := api.DestroyVirtualMachine(context.Background(), api.AddVM(cloudstack.VirtualMachine{Name: name, State: "Running"}, nil), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jobID
+}
+
 // A launch watches its deploy job before tagging, so that the poll which reports the tags
 // job reports the deploy job too, rather than the next one.
 func TestJobsWatchedBeforeAPollAreReportedByIt(t *testing.T) {
-	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	api := fake.NewAPI(clk)
-	var jobIDs []string
-	for _, name := range []string{"a", "b"} {
-		id := api.AddVM(cloudstack.VirtualMachine{Name: name, State: "Running"}, nil)
-		jobID, err := api.DestroyVirtualMachine(context.Background(), id, false)
-		if err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		api := fake.NewAPI(clock.RealClock{})
+		jobIDs := []string{destroyJob(t, api, "a"), destroyJob(t, api, "b")}
+		w := startWatcher(t, api)
+		jobs := []*instance.Job{w.Watch(jobIDs[0]), w.Watch(jobIDs[1])}
+		time.Sleep(instance.DefaultPollInterval)
+		for i, j := range jobs {
+			if _, err := j.Wait(t.Context()); err != nil {
+				t.Fatalf("job %d after one poll: %v", i, err)
+			}
 		}
-		jobIDs = append(jobIDs, jobID)
-	}
-	w := instance.NewWatcher(api, clk, instance.DefaultPollInterval, csapi.Scope{})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	go func() { _ = w.Start(ctx) }()
-	jobs := []*instance.Job{w.Watch(jobIDs[0]), w.Watch(jobIDs[1])}
-	for !clk.HasWaiters() { // the watcher's ticker
-		time.Sleep(time.Millisecond)
-	}
-	clk.Step(instance.DefaultPollInterval)
-	for i, j := range jobs {
-		if _, err := j.Wait(ctx); err != nil {
-			t.Fatalf("job %d after one poll: %v", i, err)
+		if n := len(api.Calls("listAsyncJobs")); n != 1 {
+			t.Errorf("%d listAsyncJobs calls, want the one poll", n)
 		}
-	}
-	if n := len(api.Calls("listAsyncJobs")); n != 1 {
-		t.Errorf("%d listAsyncJobs calls, want the one poll", n)
-	}
+	})
 }
 
 // panicsOnce answers the first listAsyncJobs with a panic, as a bug on the way to the answer
@@ -80,28 +93,89 @@ func (p *panicsOnce) ListAsyncJobs(ctx context.Context, scope csapi.Scope, start
 }
 
 func TestTheWatcherOutlivesAPanicInAPoll(t *testing.T) {
-	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	api := fake.NewAPI(clk)
-	jobID, err := api.DestroyVirtualMachine(context.Background(), api.AddVM(cloudstack.VirtualMachine{Name: "a", State: "Running"}, nil), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := testutil.ToFloat64(recovery.Panics.WithLabelValues("job watcher"))
-	w := instance.NewWatcher(&panicsOnce{API: api}, clk, instance.DefaultPollInterval, csapi.Scope{})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	go func() { _ = w.Start(ctx) }()
-	job := w.Watch(jobID)
-	for range 2 { // the poll that panics, then one that reports the job
-		for !clk.HasWaiters() {
-			time.Sleep(time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		api := fake.NewAPI(clock.RealClock{})
+		jobID := destroyJob(t, api, "a")
+		before := testutil.ToFloat64(recovery.Panics.WithLabelValues("job watcher"))
+		job := startWatcher(t, &panicsOnce{API: api}).Watch(jobID)
+		time.Sleep(2 * instance.DefaultPollInterval) // the poll that panics, then one that reports the job
+		synctest.Wait()
+		if done, err := job.Done(); !done || err != nil {
+			t.Fatalf("the job was not reported after a poll panicked: done %v, %v", done, err)
 		}
-		clk.Step(instance.DefaultPollInterval)
-	}
-	if _, err := job.Wait(ctx); err != nil {
-		t.Fatalf("the job was not reported after a poll panicked: %v", err)
-	}
-	if got := testutil.ToFloat64(recovery.Panics.WithLabelValues("job watcher")) - before; got != 1 {
-		t.Errorf("%v panics counted, want 1", got)
-	}
+		if got := testutil.ToFloat64(recovery.Panics.WithLabelValues("job watcher")) - before; got != 1 {
+			t.Errorf("%v panics counted, want 1", got)
+		}
+	})
+}
+
+// A job that runs for long no longer pins the start of every poll's listing: once it is older
+// than the poll window it is asked about on its own, at most once a minute, until it ends.
+func TestAJobOlderThanThePollWindowIsQueriedAloneAndRarely(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api := fake.NewAPI(clock.RealClock{})
+		api.SetJobDuration(40 * time.Minute)
+		started := time.Now()
+		job := startWatcher(t, api).Watch(destroyJob(t, api, "slow"))
+		time.Sleep(30 * time.Minute)
+		synctest.Wait()
+		polls := api.Calls("listAsyncJobs")
+		since, err := time.Parse(csapi.DateLayout, polls[len(polls)-1].Args.(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Five minutes of window and one of clock skew, now that the last poll has run.
+		if window := time.Since(since); !since.After(started) || window > 6*time.Minute+time.Second {
+			t.Errorf("after 30 minutes a poll lists the last %v, back to the job's start: the window is not capped", window)
+		}
+		// Out of the listing for the last 24 minutes: a few early queries, then one a minute.
+		if n := len(api.Calls("queryAsyncJobResult")); n == 0 || n > 30 {
+			t.Errorf("%d queryAsyncJobResult calls for the job out of the window, want 1 to 30", n)
+		}
+		time.Sleep(11 * time.Minute)
+		synctest.Wait()
+		if done, err := job.Done(); !done || err != nil {
+			t.Errorf("the job, done after 40 minutes, was not reported a minute later: done %v, %v", done, err)
+		}
+	})
+}
+
+func TestAJobWithoutOutcomeEndsAtItsDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api := fake.NewAPI(clock.RealClock{})
+		api.SetJobDuration(24 * time.Hour)
+		job := startWatcher(t, api).Watch(destroyJob(t, api, "stuck"))
+		time.Sleep(instance.JobDeadline - instance.DefaultPollInterval)
+		synctest.Wait()
+		if done, _ := job.Done(); done {
+			t.Fatal("the job ended before its deadline")
+		}
+		if _, err := job.Wait(t.Context()); !errors.Is(err, instance.ErrJobDeadline) {
+			t.Fatalf("job ended with %v, want ErrJobDeadline", err)
+		}
+	})
+}
+
+// Many old jobs (a burst queued for the management server's job threads) stay in the listing:
+// one wider listing costs less than a query each.
+func TestManyOldJobsAreListedNotQueried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api := fake.NewAPI(clock.RealClock{})
+		api.SetJobDuration(20 * time.Minute)
+		w := startWatcher(t, api)
+		var jobs []*instance.Job
+		for i := range 20 {
+			jobs = append(jobs, w.Watch(destroyJob(t, api, fmt.Sprintf("queued-%d", i))))
+		}
+		time.Sleep(21 * time.Minute)
+		synctest.Wait()
+		for i, j := range jobs {
+			if done, err := j.Done(); !done || err != nil {
+				t.Fatalf("job %d, done after 20 minutes, was not reported: done %v, %v", i, done, err)
+			}
+		}
+		if n := len(api.Calls("queryAsyncJobResult")); n != 0 {
+			t.Errorf("%d queryAsyncJobResult calls for 20 old jobs, want none", n)
+		}
+	})
 }

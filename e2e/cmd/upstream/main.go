@@ -1,0 +1,130 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command upstream runs Karpenter's own e2e suites (regression, disruption, performance) from
+// the karpenter module against the provider and the fake cloud on the kind cluster of `make
+// kind-up`, and writes their results to e2e/UPSTREAM.md. `make e2e-upstream` runs it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/upstream"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "upstream:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	root, err := repo.Root()
+	if err != nil {
+		return err
+	}
+	o := upstream.Options{Root: root, Go: "go", Out: os.Stdout}
+	// A flag set of its own: the suites' packages, linked in for their report types, register
+	// theirs (kubeconfig among them) on the default one.
+	flags := flag.NewFlagSet("upstream", flag.ExitOnError)
+	suites := flags.String("suites", strings.Join(upstream.Suites, " "), "suites to run, separated by spaces")
+	out := flags.String("out", filepath.Join(root, "e2e", "UPSTREAM.md"), "results file to write")
+	flags.StringVar(&o.Kubeconfig, "kubeconfig", filepath.Join(root, ".kind", "kubeconfig"), "the kind cluster's kubeconfig")
+	flags.StringVar(&o.Focus, "focus", "", "Ginkgo focus, passed to every suite")
+	flags.StringVar(&o.Skip, "skip", "", "Ginkgo skip, passed to every suite")
+	flags.StringVar(&o.RepairCondition, "repair-condition", upstream.RepairCondition(), "node condition the repair specs inject")
+	flags.StringVar(&o.RebootCondition, "reboot-condition", upstream.RebootCondition(), "node condition the reboot specs inject")
+	flags.DurationVar(&o.Timeout, "timeout", 3*time.Hour, "bound of one suite")
+	_ = flags.Parse(os.Args[1:])
+	o.Suites = strings.Fields(*suites)
+	o.RunDir = filepath.Join(root, ".e2e", "upstream-"+time.Now().UTC().Format("20060102-150405"))
+	if _, err := os.Stat(o.Kubeconfig); err != nil {
+		return fmt.Errorf("no kind cluster (%w): run 'make kind-up' first", err)
+	}
+	module, err := upstream.ModuleVersion(o)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	remove, err := upstream.Install(ctx, o)
+	if err != nil {
+		return err
+	}
+	var results []upstream.SuiteResult
+	for _, suite := range o.Suites {
+		results = append(results, upstream.RunSuite(ctx, o, suite))
+	}
+	// The cluster is left as it was found: no NodeClaim, no VM, no release of ours.
+	cleanup := errors.Join(upstream.AwaitNoNodeClaims(context.WithoutCancel(ctx), o.Kubeconfig, 10*time.Minute), remove())
+
+	header := upstream.Header{Command: command(o, *suites), Commit: commit(), Machine: machine(), Karpenter: module}
+	f, err := os.Create(*out)
+	if err != nil {
+		return errors.Join(err, cleanup)
+	}
+	defer f.Close()
+	if err := upstream.WriteMarkdown(f, header, results); err != nil {
+		return errors.Join(err, cleanup)
+	}
+	fmt.Printf("upstream: results in %s, logs in %s\n", *out, o.RunDir)
+	return cleanup
+}
+
+// command is the make invocation that reproduces this run.
+func command(o upstream.Options, suites string) string {
+	parts := []string{"make e2e-upstream"}
+	if suites != strings.Join(upstream.Suites, " ") {
+		parts = append(parts, fmt.Sprintf("UPSTREAM_SUITES=%q", suites))
+	}
+	if o.Focus != "" {
+		parts = append(parts, fmt.Sprintf("UPSTREAM_FOCUS=%q", o.Focus))
+	}
+	if o.Skip != "" {
+		parts = append(parts, fmt.Sprintf("UPSTREAM_SKIP=%q", o.Skip))
+	}
+	return strings.Join(parts, " ")
+}
+
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if dirty, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!e2e/UPSTREAM.md").Output(); len(dirty) > 0 {
+		c += "+dirty"
+	}
+	return c
+}
+
+func machine() string {
+	return fmt.Sprintf("%d cores, %s, the kind cluster of make kind-up", runtime.NumCPU(), runtime.GOOS)
+}

@@ -1,0 +1,214 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package upstream runs Karpenter's own provider-agnostic e2e suites, as the karpenter module
+// ships them under test/suites, against this provider and the fake cloud on the kind cluster,
+// and reports what they found. The suites are run unmodified, as `go test` runs any package of
+// a dependency; everything they assume of a cluster is met the way a user's cluster meets it:
+// the provider's chart installed as release karpenter in kube-system, kube-scheduler with
+// Karpenter's scheduler configuration (tools/kind/cluster.sh), and the default NodeClass and
+// NodePool in this folder passed through the suites' own flags.
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+)
+
+// The suites look for the controller by these names (test/pkg/environment/common): the
+// Deployment kube-system/karpenter, its pods by app.kubernetes.io/instance=karpenter and its
+// Lease karpenter-leader-election.
+const (
+	Release   = "karpenter"
+	Namespace = "kube-system"
+	// Module is where the suites come from.
+	Module = "sigs.k8s.io/karpenter"
+)
+
+// Suites are the suites a default run covers, in the order it runs them.
+var Suites = []string{"regression", "disruption", "performance"}
+
+// Options of one run.
+type Options struct {
+	// Root is the repository: charts/, e2e/upstream and the e2e module are read from it.
+	Root       string
+	Kubeconfig string
+	Suites     []string
+	// Focus and Skip are Ginkgo regular expressions, passed through.
+	Focus, Skip string
+	// RepairCondition and RebootCondition match the provider's repair policies, in the suites'
+	// <type>=<status>[/<reason>] form.
+	RepairCondition, RebootCondition string
+	// RunDir receives each suite's log, Ginkgo report and performance reports.
+	RunDir string
+	// Timeout bounds one suite.
+	Timeout time.Duration
+	// Go is the go command the suites are built with.
+	Go  string
+	Out io.Writer
+}
+
+// Dir is where this package's files are: the default NodeClass, NodePool and world.
+func (o Options) Dir() string { return filepath.Join(o.Root, "e2e", "upstream") }
+
+// Install puts the fake cloud and the provider in the cluster, the provider as the suites
+// expect to find it, and returns what removes them again.
+func Install(ctx context.Context, o Options) (func() error, error) {
+	settings, err := framework.NewSettings("upstream")
+	if err != nil {
+		return nil, err
+	}
+	fakeValues, err := settings.FakeChartValues(filepath.Join(o.Dir(), "world.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	// Thousands of VMs in the performance suite: the fake's state grows with them.
+	fakeValues["resources"] = map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}, "limits": map[string]any{"memory": "2Gi"}}
+	values := settings.ProviderChartValues(nil)
+	values["fullnameOverride"] = Release
+	// The alpha features the suites exercise (repair, static NodePools, capacity buffers) are
+	// core feature gates, off by default: a user who wants them sets them as here.
+	values["settings"] = map[string]any{"featureGates": "NodeRepair=true,StaticCapacity=true,CapacityBuffer=true"}
+	remove := func() error {
+		return errors.Join(framework.UninstallProvider(o.Kubeconfig, Release, Namespace), framework.UninstallFakeCloud(o.Kubeconfig))
+	}
+	// A run that was killed leaves its releases: names are fixed, so they go first.
+	if err := remove(); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Out, "upstream: installing the fake cloud and the provider (release %s in %s)\n", Release, Namespace)
+	if err := framework.InstallFakeCloud(ctx, o.Kubeconfig, o.Root, fakeValues); err != nil {
+		return nil, err
+	}
+	if err := framework.InstallProvider(ctx, o.Kubeconfig, o.Root, Release, Namespace, values); err != nil {
+		return nil, errors.Join(err, remove())
+	}
+	return remove, nil
+}
+
+// RunSuite runs one suite with `go test` and reads back what it reported.
+func RunSuite(ctx context.Context, o Options, suite string) SuiteResult {
+	result := SuiteResult{Name: suite}
+	dir := filepath.Join(o.RunDir, suite)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		result.Error = err.Error()
+		return result
+	}
+	report := filepath.Join(dir, "report.json")
+	args := []string{"test", Module + "/test/suites/" + suite, "-count=1", "-v", "-timeout", o.Timeout.String(), "-args",
+		"-ginkgo.v", "-ginkgo.json-report=" + report,
+		// Ginkgo's own timeout fires first, so AfterSuite still runs and the report is written.
+		"-ginkgo.timeout=" + (o.Timeout - 5*time.Minute).String(), "-ginkgo.grace-period=2m",
+		"-default-nodeclass=" + filepath.Join(o.Dir(), "nodeclass.yaml"),
+		"-default-nodepool=" + filepath.Join(o.Dir(), "nodepool.yaml"),
+	}
+	for flag, value := range map[string]string{"ginkgo.focus": o.Focus, "ginkgo.skip": o.Skip,
+		"repair-condition": o.RepairCondition, "reboot-condition": o.RebootCondition} {
+		if value != "" {
+			args = append(args, "-"+flag+"="+value)
+		}
+	}
+	log, err := os.Create(filepath.Join(dir, "go-test.log"))
+	if err != nil {
+		result.Error = err.Error()
+		return result
+	}
+	defer log.Close()
+	fmt.Fprintf(o.Out, "upstream: %s: %s %s (log: %s)\n", suite, o.Go, strings.Join(args, " "), log.Name())
+	cmd := exec.CommandContext(ctx, o.Go, args...)
+	cmd.Dir = filepath.Join(o.Root, "e2e")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+o.Kubeconfig, "OUTPUT_DIR="+dir)
+	cmd.Stdout = io.MultiWriter(log, o.Out)
+	cmd.Stderr = cmd.Stdout
+	runErr := cmd.Run()
+	read, err := ReadGinkgoReport(report)
+	if err != nil {
+		result.Error = fmt.Sprintf("%v (go test: %v)", err, runErr)
+		return result
+	}
+	read.Name = suite
+	if suite == "performance" {
+		read.Performance, err = performanceFigures(o, dir)
+		if err != nil {
+			read.Error = err.Error()
+		}
+	}
+	fmt.Fprintf(o.Out, "upstream: %s: %d passed, %d failed, %d skipped\n", suite, read.Count(Passed), read.Count(Failed), read.Count(Skipped))
+	return read
+}
+
+func performanceFigures(o Options, dir string) ([]PhaseFigures, error) {
+	src, err := moduleDir(o)
+	if err != nil {
+		return nil, err
+	}
+	checks, err := ParseChecks(filepath.Join(src, "test", "suites", "performance"))
+	if err != nil {
+		return nil, err
+	}
+	return ReadPerformance(dir, checks)
+}
+
+// ModuleVersion is the module and version the suites come from, as the e2e module requires it.
+func ModuleVersion(o Options) (string, error) {
+	return goList(o, "{{.Path}}@{{.Version}}")
+}
+
+func moduleDir(o Options) (string, error) { return goList(o, "{{.Dir}}") }
+
+func goList(o Options, format string) (string, error) {
+	cmd := exec.Command(o.Go, "list", "-m", "-f", format, Module)
+	cmd.Dir = filepath.Join(o.Root, "e2e")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("locating %s, %w", Module, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// AwaitNoNodeClaims waits until the suites' NodeClaims are gone, so that uninstalling the
+// provider leaves no NodeClaim whose finalizer nothing would remove, nor a VM behind it.
+func AwaitNoNodeClaims(ctx context.Context, kubeconfig string, timeout time.Duration) error {
+	kube, err := framework.NewClient(kubeconfig)
+	if err != nil {
+		return err
+	}
+	left := 0
+	err = wait.PollUntilContextTimeout(ctx, 5*time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		var claims karpv1.NodeClaimList
+		if err := kube.List(ctx, &claims); err != nil {
+			return false, err
+		}
+		left = len(claims.Items)
+		return left == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%d NodeClaims left after the suites, %w", left, err)
+	}
+	return nil
+}

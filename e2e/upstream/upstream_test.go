@@ -1,0 +1,223 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package upstream
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/test/suites/performance"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/capacity"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
+)
+
+func TestReadGinkgoReportCountsEachOutcomeWithItsReason(t *testing.T) {
+	it := func(text string, state types.SpecState, failure types.Failure) types.SpecReport {
+		return types.SpecReport{ContainerHierarchyTexts: []string{"Drift"}, LeafNodeText: text, LeafNodeType: types.NodeTypeIt, State: state, Failure: failure}
+	}
+	reports := []types.Report{{RunTime: 90 * time.Second, SpecReports: []types.SpecReport{
+		it("passes", types.SpecStatePassed, types.Failure{}),
+		it("fails", types.SpecStateFailed, types.Failure{Message: "Expected\n    <int>: 1\nto equal\n    <int>: 2",
+			Location: types.CodeLocation{FileName: "/root/go/pkg/mod/sigs.k8s.io/karpenter@v1.15.0/test/suites/disruption/drift_test.go", LineNumber: 42}}),
+		it("skips itself", types.SpecStateSkipped, types.Failure{Message: "requires --repair-condition"}),
+		it("is filtered out", types.SpecStateSkipped, types.Failure{}),
+		it("times out", types.SpecStateTimedout, types.Failure{}),
+		{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStateFailed, Failure: types.Failure{Message: "no kubeconfig"}},
+	}}}
+	path := filepath.Join(t.TempDir(), "report.json")
+	raw, err := json.Marshal(reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadGinkgoReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for state, want := range map[string]int{Passed: 1, Failed: 2, Skipped: 1, NotRun: 1} {
+		if n := got.Count(state); n != want {
+			t.Errorf("%s: %d specs, want %d", state, n, want)
+		}
+	}
+	if got.RunTime != 90*time.Second {
+		t.Errorf("run time %s, want 1m30s", got.RunTime)
+	}
+	wantReason := "Expected <int>: 1 to equal <int>: 2 (sigs.k8s.io/karpenter@v1.15.0/test/suites/disruption/drift_test.go:42)"
+	if got.Specs[1].Name != "Drift fails" || got.Specs[1].Reason != wantReason {
+		t.Errorf("failed spec %+v, want name %q and reason %q", got.Specs[1], "Drift fails", wantReason)
+	}
+	if got.Specs[2].Reason != "requires --repair-condition" {
+		t.Errorf("skip reason %q", got.Specs[2].Reason)
+	}
+	if got.Specs[4].Reason != "timedout" {
+		t.Errorf("a failure without a message is named by its state, got %q", got.Specs[4].Reason)
+	}
+	if len(got.Setup) != 1 || got.Setup[0].Reason != "no kubeconfig" {
+		t.Errorf("setup failures %+v, want the BeforeSuite's", got.Setup)
+	}
+}
+
+// The thresholds come from the performance suite's own source, so they follow the module.
+func TestParseChecksReadsTheThresholdsOfTheModulesPerformanceSuite(t *testing.T) {
+	root, err := repo.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := moduleDir(Options{Root: root, Go: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks, err := ParseChecks(filepath.Join(dir, "test", "suites", "performance"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Check{Phase: "scale_out", Field: "TotalTime", Op: "<", Key: "basic/scaleOut", Func: "TotalTimeThreshold", Base: float64(2 * time.Minute)}
+	found := false
+	phases := map[string]bool{}
+	for _, c := range checks {
+		found = found || c == want
+		phases[c.Phase] = true
+	}
+	if !found {
+		t.Errorf("checks %+v lack the basic scale-out's 2 minutes", checks)
+	}
+	if len(phases) < 7 {
+		t.Errorf("%d phases with thresholds, want every phase of the suite: %v", len(phases), phases)
+	}
+}
+
+func TestParseChecksFollowsTheReportVariableToItsPhase(t *testing.T) {
+	dir := t.TempDir()
+	src := `package performance
+func spec() {
+	out, err := ReportScaleOutWithOutput(env, "Out", 10, 15*time.Minute, "grow")
+	in, err := ReportConsolidationWithOutput(env, "In", 10, 5, 3, time.Minute, "shrink")
+	Expect(out.TotalTime).To(BeNumerically("<", TotalTimeThreshold("x/out", 90*time.Second)), "fast")
+	Expect(in.KarpenterP95HeapMB).To(BeNumerically("<", HeapThreshold("x/in", 140)))
+	Expect(in.TotalReservedCPUUtil).To(BeNumerically(">", CPUUtilThreshold("x/in", 0.53)))
+	Expect(other.TotalTime).To(BeNumerically("<", TotalTimeThreshold("x/none", 1)))
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checks, err := ParseChecks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Check{
+		{Phase: "grow", Field: "TotalTime", Op: "<", Key: "x/out", Func: "TotalTimeThreshold", Base: float64(90 * time.Second)},
+		{Phase: "shrink", Field: "KarpenterP95HeapMB", Op: "<", Key: "x/in", Func: "HeapThreshold", Base: 140},
+		{Phase: "shrink", Field: "TotalReservedCPUUtil", Op: ">", Key: "x/in", Func: "CPUUtilThreshold", Base: 0.53},
+	}
+	if len(checks) != len(want) {
+		t.Fatalf("checks %+v, want %+v", checks, want)
+	}
+	for i := range want {
+		if checks[i] != want[i] {
+			t.Errorf("check %d = %+v, want %+v", i, checks[i], want[i])
+		}
+	}
+}
+
+func TestWriteMarkdownListsEveryFailureAndSkipAndEachFigureAgainstItsThreshold(t *testing.T) {
+	time2m := Check{Phase: "scale_out", Field: "TotalTime", Op: "<", Func: "TotalTimeThreshold", Key: "basic/scaleOut", Base: float64(2 * time.Minute)}
+	heap := Check{Phase: "scale_out", Field: "KarpenterP95HeapMB", Op: "<", Func: "HeapThreshold", Key: "basic/scaleOut", Base: 120}
+	suites := []SuiteResult{
+		{Name: "regression", RunTime: time.Hour, Specs: []Spec{
+			{Name: "A passes", State: Passed}, {Name: "B fails", State: Failed, Reason: "timed out | waiting"},
+			{Name: "C skips", State: Skipped, Reason: "needs KWOK"}, {Name: "D filtered", State: NotRun},
+		}},
+		{Name: "performance", Specs: []Spec{{Name: "P", State: Failed, Reason: "slow"}}, Performance: []PhaseFigures{{
+			Phase:  "scale_out",
+			Report: performance.PerformanceReport{TotalPods: 1000, TotalNodes: 80, TotalTime: 3 * time.Minute, KarpenterP95HeapMB: 100},
+			Checks: []Check{time2m, heap},
+		}}},
+		{Name: "disruption", Error: "build failed"},
+	}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, Header{Command: "make e2e-upstream", Commit: "abc", Machine: "2 cores", Karpenter: "sigs.k8s.io/karpenter@v1.15.0"}, suites); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, line := range []string{
+		"| regression | 4 | 1 | 1 | 1 | 1 | 1h0m0s |",
+		"- B fails: timed out \\| waiting",
+		"- C skips: needs KWOK",
+		"| scale_out | 1000 | 80 | TotalTime | 3m0s | < 2m0s | no |",
+		"| scale_out | 1000 | 80 | KarpenterP95HeapMB | 100 MB | < 120 MB | yes |",
+		"The suite did not report: build failed",
+		"- Command: `make e2e-upstream`",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("results lack %q:\n%s", line, out)
+		}
+	}
+	if strings.Contains(out, "D filtered") {
+		t.Errorf("a spec the filter left out is counted, not listed:\n%s", out)
+	}
+}
+
+func TestConditionsComeFromTheProvidersPolicies(t *testing.T) {
+	policies := []cloudprovider.RepairPolicy{
+		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, Action: cloudprovider.ReplaceNode},
+		{ConditionType: "ReadonlyFilesystem", ConditionStatus: corev1.ConditionTrue, Action: cloudprovider.ReplaceNode},
+		{ConditionType: "KernelDeadlock", ConditionStatus: corev1.ConditionTrue, Action: cloudprovider.RebootNode},
+	}
+	if got := condition(policies, cloudprovider.ReplaceNode); got != "ReadonlyFilesystem=True" {
+		t.Errorf("repair condition %q: Ready is the kubelet's and must not be picked", got)
+	}
+	if got := condition(policies, cloudprovider.RebootNode); got != "KernelDeadlock=True" {
+		t.Errorf("reboot condition %q", got)
+	}
+	if got := condition(policies[:1], cloudprovider.RebootNode); got != "" {
+		t.Errorf("no reboot policy, got %q", got)
+	}
+}
+
+func TestWorldHasFourZonesAndBothArchitectures(t *testing.T) {
+	raw, err := os.ReadFile("world.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := world.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := world.Build(m, store.New(), capacity.New(), time.Now()); err != nil {
+		t.Fatalf("the fake refuses the world: %v", err)
+	}
+	archs := map[string]bool{}
+	for _, tmpl := range m.Templates {
+		archs[tmpl.Arch] = true
+	}
+	if len(m.Zones) < 4 || !archs["x86_64"] || !archs["aarch64"] {
+		t.Errorf("%d zones and architectures %v, want 4 zones with x86_64 and aarch64", len(m.Zones), archs)
+	}
+}
