@@ -76,7 +76,7 @@ var _ = Describe("Two clusters of one name on one cloud", func() {
 		// older than GracePeriod for leaked: past both, it would have destroyed the other
 		// cluster's VMs were CLUSTER_NAME all it went by.
 		GinkgoWriter.Printf("holding both clusters scaled up for %s, past a garbage collection of VMs out of their grace period\n", gcHold)
-		Consistently(func() []string { return liveVMs(main) }).WithContext(ctx).WithTimeout(gcHold).WithPolling(5 * time.Second).
+		Consistently(func() []string { return liveVMs(main) }).WithContext(ctx).WithTimeout(gcHold).WithPolling(5*time.Second).
 			Should(ConsistOf(slices.Concat(mainVMs, peerVMs)), "a VM went while both clusters held their pods")
 
 		main.Scale(ctx, deployments[main], 0)

@@ -43,6 +43,18 @@ const (
 	DetailMaxMemory = "maxmemory"
 )
 
+// architectures maps a template's arch (TemplateResponse, CloudStack 4.20 and later) to the
+// kubernetes.io/arch value of the nodes it boots. Before 4.20 there is no arch field, and every
+// template is x86_64.
+var architectures = map[string]string{"": "amd64", "x86_64": "amd64", "aarch64": "arm64"}
+
+// Architecture is the kubernetes.io/arch value of a template's arch; false for an architecture
+// Kubernetes nodes of this provider do not run.
+func Architecture(templateArch string) (string, bool) {
+	arch, ok := architectures[templateArch]
+	return arch, ok
+}
+
 // AllProjects as a list call's project lists the resources of every project the caller belongs
 // to, and only those (CloudStack's projectid=-1).
 const AllProjects = "-1"

@@ -68,7 +68,7 @@ func (p *DefaultProvider) candidates(nodeClass *v1.CloudStackNodeClass, nodeClai
 			if !reqs.IsCompatible(offering.Requirements, scheduling.AllowUndefinedWellKnownLabels) || p.unavailable.IsUnavailable(it.Name, zoneName) {
 				continue
 			}
-			c, ok := placement(nodeClass, reqs, it, zoneName)
+			c, ok := placement(nodeClass, it, zoneName, offering.Requirements.Get(corev1.LabelArchStable))
 			if !ok {
 				continue
 			}
@@ -77,7 +77,9 @@ func (p *DefaultProvider) candidates(nodeClass *v1.CloudStackNodeClass, nodeClai
 			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(a, b candidate) int {
+	// Stable: the candidates of one type and zone differ only by architecture and tie; they
+	// keep the offerings' order, so a retried Create picks the same template again.
+	slices.SortStableFunc(out, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.tieBreak, b.tieBreak))
 	})
 	return out
@@ -92,9 +94,9 @@ func tieBreak(parts ...string) uint64 {
 	return h.Sum64()
 }
 
-// placement finds the zone's network and a template whose architecture both the NodeClaim and
-// the instance type allow.
-func placement(nodeClass *v1.CloudStackNodeClass, reqs scheduling.Requirements, it *cloudprovider.InstanceType, zoneName string) (candidate, bool) {
+// placement finds the zone's network and the zone's template of the offering's architecture;
+// the offering was checked against the NodeClaim, so the architecture is one it allows.
+func placement(nodeClass *v1.CloudStackNodeClass, it *cloudprovider.InstanceType, zoneName string, arch *scheduling.Requirement) (candidate, bool) {
 	zone, ok := lo.Find(nodeClass.Status.Zones, func(z v1.Zone) bool { return z.Name == zoneName })
 	if !ok {
 		return candidate{}, false
@@ -104,7 +106,7 @@ func placement(nodeClass *v1.CloudStackNodeClass, reqs scheduling.Requirements, 
 		return candidate{}, false
 	}
 	template, ok := lo.Find(nodeClass.Status.Templates, func(t v1.Template) bool {
-		return t.ZoneID == zone.ID && reqs.Get(corev1.LabelArchStable).Has(t.Architecture) && it.Requirements.Get(corev1.LabelArchStable).Has(t.Architecture)
+		return t.ZoneID == zone.ID && arch.Has(t.Architecture)
 	})
 	if !ok {
 		return candidate{}, false
