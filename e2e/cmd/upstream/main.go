@@ -84,6 +84,9 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// The commit of the images and charts the suites run against: taken before anything else
+	// can move HEAD.
+	ranAt := commit()
 	remove, err := upstream.Install(ctx, o)
 	if err != nil {
 		return err
@@ -91,7 +94,7 @@ func run() error {
 	var saved error
 	for _, suite := range o.Suites {
 		result := upstream.RunSuite(ctx, o, suite)
-		result.Command, result.Commit = command(o, suite), commit()
+		result.Command, result.Commit = command(o, suite), ranAt
 		saved = errors.Join(saved, result.Save(filepath.Join(o.RunDir, suite, resultFile)))
 	}
 	// The cluster is left as it was found: no NodeClaim, no VM, no release of ours.
