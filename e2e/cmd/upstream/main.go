@@ -98,7 +98,7 @@ func run() error {
 		saved = errors.Join(saved, result.Save(filepath.Join(o.RunDir, suite, resultFile)))
 	}
 	// The cluster is left as it was found: no NodeClaim, no VM, no release of ours.
-	cleanup := errors.Join(saved, upstream.AwaitNoNodeClaims(context.WithoutCancel(ctx), o.Kubeconfig, 10*time.Minute), remove())
+	cleanup := errors.Join(saved, remove())
 	return errors.Join(render(*out, runs, header), cleanup)
 }
 
