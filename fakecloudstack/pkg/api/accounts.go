@@ -70,10 +70,11 @@ type domainResponse struct {
 	State            string `json:"state"`
 }
 
-func accountScopeParams() []Param {
+// domainResourceParams are BaseListDomainResourcesCmd's, which listAccounts and listUsers
+// extend; listDomains is a plain BaseListCmd with listall and none of domainid or isrecursive.
+func domainResourceParams() []Param {
 	return append([]Param{
 		{Name: "id", Type: "uuid", Description: "the ID of the resource"},
-		{Name: "name", Type: "string", Description: "the name of the resource"},
 		{Name: "domainid", Type: "uuid", Description: "list only resources belonging to the domain specified", Related: "listDomains"},
 		{Name: "listall", Type: "boolean", Description: "true to list every resource the caller may see (admins: the domain's subtree)"},
 		{Name: "isrecursive", Type: "boolean", Description: "with domainid, also the resources of its subdomains"},
@@ -83,13 +84,19 @@ func accountScopeParams() []Param {
 func (b *Backend) accountCommands() []Command {
 	return []Command{
 		{Name: "listAccounts", Description: "Lists accounts and provides detailed account information for listed accounts",
-			Params: accountScopeParams(), Response: idNameFields("account"), Handle: b.listAccounts},
+			Params:   append(domainResourceParams(), Param{Name: "name", Type: "string", Description: "list account by account name"}),
+			Response: idNameFields("account"), Handle: b.listAccounts},
 		{Name: "listUsers", Description: "Lists user accounts",
-			Params: append(accountScopeParams(), Param{Name: "username", Type: "string", Description: "List user by the username"},
+			Params: append(domainResourceParams(), Param{Name: "username", Type: "string", Description: "List user by the username"},
 				Param{Name: "account", Type: "string", Description: "list users of the account (with domainid)"}),
 			Response: idNameFields("user"), Handle: b.listUsers},
 		{Name: "listDomains", Description: "Lists domains and provides detailed information for listed domains",
-			Params:   append(accountScopeParams(), Param{Name: "level", Type: "integer", Description: "List domains by domain level."}),
+			Params: append([]Param{
+				{Name: "id", Type: "uuid", Description: "List domain by domain ID."},
+				{Name: "name", Type: "string", Description: "List domain by domain name."},
+				{Name: "level", Type: "integer", Description: "List domains by domain level."},
+				{Name: "listall", Type: "boolean", Description: "If set to false, list only resources belonging to the command's caller; if set to true - list resources that the caller is authorized to see. Default value is false"},
+			}, pageParams()...),
 			Response: idNameFields("domain"), Handle: b.listDomains},
 	}
 }
@@ -119,13 +126,10 @@ func (b *Backend) listUsers(r *Request) (any, error) {
 	}, userResponseOf)
 }
 
-// listDomains shows the caller's domain, or domainid's, and with listall or isrecursive its
-// subdomains too.
+// listDomains shows the caller's domain and, with listall, its subdomains too. ListDomainsCmd
+// has no domainid or isrecursive: CloudStack ignores them, as every unknown parameter.
 func (b *Backend) listDomains(r *Request) (any, error) {
-	domains, err := b.visibleDomains(r)
-	if err != nil {
-		return nil, err
-	}
+	domains := b.subtree(r.Account.DomainID, r.Bool("listall", false))
 	return filterList(r, "domain", b.domains(), func(d domainResponse) bool {
 		return domains[d.ID] && (!r.Has("id") || d.ID == r.Get("id")) && (!r.Has("name") || d.Name == r.Get("name")) &&
 			(!r.Has("level") || r.Get("level") == strconv.Itoa(d.Level)) && keywordMatch(r.Get("keyword"), d.Name)
@@ -159,15 +163,20 @@ func (b *Backend) visibleDomains(r *Request) (map[string]bool, error) {
 			return nil, unknownID(r, "domainid")
 		}
 	}
+	return b.subtree(id, r.Bool("listall", false) || r.Bool("isrecursive", false)), nil
+}
+
+// subtree is the domain id and, when recursive, its subdomains.
+func (b *Backend) subtree(id string, recursive bool) map[string]bool {
 	out := map[string]bool{id: true}
-	if r.Bool("listall", false) || r.Bool("isrecursive", false) {
+	if recursive {
 		for _, d := range b.domains() {
 			if d.ParentDomainID == id {
 				out[d.ID] = true
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (b *Backend) domainExists(id string) bool {
