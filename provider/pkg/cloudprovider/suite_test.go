@@ -75,7 +75,7 @@ func newEnv(t *testing.T) *env {
 	nodeClass.ResourceVersion = ""
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClass).WithStatusSubresource(nodeClass).Build()
 	rec := coretest.NewEventRecorder()
-	prices := pricing.NewDefaultProvider(api, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"})
+	prices := pricing.NewDefaultProvider(api, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"}, clk)
 	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
 	cp := cloudprovider.New(kube, rec, instancetype.NewDefaultProvider("", prices, unavailable), instances)
 	return &env{api: api, clk: clk, kube: kube, recorder: rec, cp: cp, nodeClass: nodeClass, watcher: watcher}

@@ -115,4 +115,10 @@ type API interface {
 	QueryAsyncJobResult(ctx context.Context, jobID string) (*cloudstack.QueryAsyncJobResultResponse, error)
 	ListCapabilities(ctx context.Context) (*cloudstack.Capability, error)
 	ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error)
+
+	// QuotaIsEnabled reports the Quota plugin's quota.enable.service.
+	QuotaIsEnabled(ctx context.Context) (bool, error)
+	ListQuotaTariffs(ctx context.Context, usageType int) ([]*cloudstack.QuotaTariffList, error)
+	// MayCall tells whether the credentials may call command (listApis name=command).
+	MayCall(ctx context.Context, command string) (bool, error)
 }

@@ -59,6 +59,10 @@ type API struct {
 	jobs         []*job
 	capabilities cloudstack.Capability
 	limits       []*cloudstack.ResourceLimit
+	quotaEnabled bool
+	tariffs      []*cloudstack.QuotaTariffList
+	// denied are the commands listApis says the credentials may not call.
+	denied map[string]bool
 	// maxCustom is vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max; zero
 	// means no limit.
 	maxCustom    customMaximums
@@ -89,6 +93,9 @@ func (a *API) Reset() {
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}
 	a.limits = nil
+	a.quotaEnabled = false
+	a.tariffs = nil
+	a.denied = map[string]bool{}
 	a.maxCustom = customMaximums{}
 	a.callFailures = map[string]*failure{}
 	a.jobFailures = map[string]*failure{}
