@@ -57,6 +57,7 @@ type accountResponse struct {
 	DomainPath  string         `json:"domainpath"`
 	State       string         `json:"state"`
 	User        []userResponse `json:"user"`
+	resourceCounts
 }
 
 type domainResponse struct {
@@ -68,6 +69,7 @@ type domainResponse struct {
 	HasChild         bool   `json:"haschild"`
 	Path             string `json:"path"`
 	State            string `json:"state"`
+	resourceCounts
 }
 
 // domainResourceParams are BaseListDomainResourcesCmd's, which listAccounts and listUsers
@@ -133,7 +135,7 @@ func (b *Backend) listDomains(r *Request) (any, error) {
 	return filterList(r, "domain", b.domains(), func(d domainResponse) bool {
 		return domains[d.ID] && (!r.Has("id") || d.ID == r.Get("id")) && (!r.Has("name") || d.Name == r.Get("name")) &&
 			(!r.Has("level") || r.Get("level") == strconv.Itoa(d.Level)) && keywordMatch(r.Get("keyword"), d.Name)
-	}, func(d domainResponse) domainResponse { return d })
+	}, b.withCounts)
 }
 
 func (b *Backend) visibleAccounts(r *Request) (func(store.Account) bool, error) {
@@ -236,7 +238,20 @@ func (b *Backend) accountResponseOf(a store.Account) accountResponse {
 		path += "/" + a.Domain
 	}
 	return accountResponse{ID: a.ID, Name: a.Name, AccountType: accountType(a), RoleType: roleType(a), DomainID: a.DomainID, Domain: a.Domain,
-		DomainPath: path, State: "enabled", User: []userResponse{userResponseOf(a)}}
+		DomainPath: path, State: "enabled", User: []userResponse{userResponseOf(a)}, resourceCounts: b.countsOf([]string{a.ID}, a.Limits, a.Admin)}
+}
+
+// withCounts adds what the domain's accounts and projects use; the fake's domains have no
+// limits of their own.
+func (b *Backend) withCounts(d domainResponse) domainResponse {
+	var owners []string
+	for _, a := range b.Store.Accounts.List() {
+		if a.DomainID == d.ID {
+			owners = append(owners, a.ID)
+		}
+	}
+	d.resourceCounts = b.countsOf(owners, nil, false)
+	return d
 }
 
 func userResponseOf(a store.Account) userResponse {
