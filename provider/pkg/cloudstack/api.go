@@ -121,4 +121,9 @@ type API interface {
 	ListQuotaTariffs(ctx context.Context, usageType int) ([]*cloudstack.QuotaTariffList, error)
 	// MayCall tells whether the credentials may call command (listApis name=command).
 	MayCall(ctx context.Context, command string) (bool, error)
+
+	// OwnerLimits reads what the scope's project or account may still deploy.
+	OwnerLimits(ctx context.Context, scope Scope) (Owner, error)
+	// DomainLimits reads what a domain may still deploy.
+	DomainLimits(ctx context.Context, domainID string) (Remaining, error)
 }

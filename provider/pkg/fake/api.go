@@ -62,7 +62,9 @@ type API struct {
 	quotaEnabled bool
 	tariffs      []*cloudstack.QuotaTariffList
 	// denied are the commands listApis says the credentials may not call.
-	denied map[string]bool
+	denied       map[string]bool
+	ownerLimits  csapi.Remaining
+	domainLimits csapi.Remaining
 	// maxCustom is vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max; zero
 	// means no limit.
 	maxCustom    customMaximums
@@ -96,6 +98,7 @@ func (a *API) Reset() {
 	a.quotaEnabled = false
 	a.tariffs = nil
 	a.denied = map[string]bool{}
+	a.ownerLimits, a.domainLimits = unlimited, unlimited
 	a.maxCustom = customMaximums{}
 	a.callFailures = map[string]*failure{}
 	a.jobFailures = map[string]*failure{}

@@ -38,6 +38,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
 )
 
 // VM states the provider treats as gone: the VM will never run again.
@@ -123,6 +124,8 @@ type Options struct {
 	// NodeClasses tells which scopes NodeClasses use, so that Get, List and garbage collection
 	// find VMs in their projects; nil means the default scope only.
 	NodeClasses ScopeLister
+	// Limits keeps launches within CloudStack's resource limits; nil leaves that to CloudStack.
+	Limits limits.Provider
 }
 
 // ScopeLister lists the scopes NodeClasses deploy in.
