@@ -24,16 +24,19 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"sigs.k8s.io/yaml"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cloud"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
 // logTailLines is enough to see the last reconcile loops of each process around a failure.
@@ -49,6 +52,8 @@ type Suite struct {
 	ccm bool
 	// peered runs a second cluster of the same name on the suite's fake cloud.
 	peered bool
+	// world replaces the fake cloud's embedded world; nil keeps it.
+	world *world.Model
 
 	Env   *framework.Environment
 	Cloud *cloud.Client
@@ -77,6 +82,29 @@ func (s *Suite) WithCCM() *Suite {
 	return s
 }
 
+// WithWorld runs the suite's fake cloud on model instead of its embedded world; call it where
+// the suite is declared.
+func (s *Suite) WithWorld(model world.Model) *Suite {
+	s.world = &model
+	return s
+}
+
+// worldFile writes the suite's world as a fake cloud config file in the run folder; "" without one.
+func (s *Suite) worldFile(runDir string) (string, error) {
+	if s.world == nil {
+		return "", nil
+	}
+	data, err := yaml.Marshal(map[string]any{"world": s.world})
+	if err != nil {
+		return "", fmt.Errorf("encoding the suite's world, %w", err)
+	}
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return "", fmt.Errorf("creating run folder, %w", err)
+	}
+	path := filepath.Join(runDir, "world.yaml")
+	return path, os.WriteFile(path, data, 0o600)
+}
+
 // Run runs the specs of a suite package; its Test function calls it.
 func Run(t *testing.T, description string) {
 	RegisterFailHandler(Fail)
@@ -100,7 +128,10 @@ func (s *Suite) setUp(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	runtime := framework.RuntimeFromEnv()
 	GinkgoWriter.Printf("run folder %s (%s runtime)\n", paths.RunDir, runtime)
+	worldFile, err := s.worldFile(paths.RunDir)
+	Expect(err).NotTo(HaveOccurred())
 	opts := framework.Options{
+		World:            worldFile,
 		Paths:            paths,
 		Settings:         settings,
 		Runtime:          runtime,

@@ -78,6 +78,8 @@ type Settings struct {
 	// vm.serviceoffering.ram.size.max: caps on every custom shape; 0, the default, is none.
 	MaxCustomCPU       int
 	MaxCustomMemoryMiB int
+	// QuotaEnabled is quota.enable.service, which quotaIsEnabled reports.
+	QuotaEnabled bool
 }
 
 // DefaultSettings are the simulator's values: a one-minute expunge delay instead of a day.
@@ -109,7 +111,7 @@ func (b *Backend) Commands() map[string]Command {
 		b.zoneCommands(), b.offeringCommands(), b.templateCommands(), b.networkCommands(),
 		b.keyPairCommands(), b.affinityCommands(), b.vmCommands(), b.tagCommands(),
 		b.jobCommands(), b.limitCommands(), b.discoveryCommands(), b.managementCommands(),
-		b.projectCommands(), b.accountCommands(),
+		b.projectCommands(), b.accountCommands(), b.quotaCommands(),
 	} {
 		for _, c := range group {
 			commands[c.Name] = c

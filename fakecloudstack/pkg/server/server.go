@@ -153,6 +153,7 @@ func settings(c config.Config) api.Settings {
 	}
 	s.AllowUserExpunge = c.AllowUserExpungeRecoverVM
 	s.MaxCustomCPU, s.MaxCustomMemoryMiB = c.ServiceOfferingCPUCoresMax, c.ServiceOfferingRAMSizeMaxMiB
+	s.QuotaEnabled = c.Model().Quota.Enabled
 	return s
 }
 

@@ -35,6 +35,7 @@ type snapshot struct {
 	DiskOfferings  []DiskOffering    `json:"diskOfferings"`
 	AffinityGroups []AffinityGroup   `json:"affinityGroups"`
 	KeyPairs       []SSHKeyPair      `json:"keyPairs"`
+	Tariffs        []Tariff          `json:"tariffs,omitempty"`
 	VMs            []VM              `json:"vms"`
 	Tags           []Tag             `json:"tags"`
 	Expunged       []string          `json:"expunged"`
@@ -52,6 +53,7 @@ func (s *Store) Save(w io.Writer) error {
 		DiskOfferings:  s.DiskOfferings.List(),
 		AffinityGroups: s.AffinityGroups.List(),
 		KeyPairs:       s.KeyPairs.List(),
+		Tariffs:        s.Tariffs.List(),
 		VMs:            s.AllVMs(),
 		Tags:           s.ListTags(TagFilter{}),
 	}
@@ -85,6 +87,7 @@ func (s *Store) Load(r io.Reader) error {
 	s.DiskOfferings.restore(snap.DiskOfferings, func(d DiskOffering) string { return d.ID })
 	s.AffinityGroups.restore(snap.AffinityGroups, func(g AffinityGroup) string { return g.ID })
 	s.KeyPairs.restore(snap.KeyPairs, func(k SSHKeyPair) string { return KeyPairKey(k.AccountID, k.Name) })
+	s.Tariffs.restore(snap.Tariffs, func(t Tariff) string { return t.ID })
 	for i := range snap.VMs {
 		s.insertLocked(&snap.VMs[i])
 	}

@@ -77,7 +77,7 @@ func (c *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	launch, err := c.instances.Create(ctx, nodeClass, nodeClaim, instanceTypes)
 	if err != nil {
-		c.publishLaunchFailure(nodeClaim, err)
+		c.publishLaunchFailure(ctx, nodeClaim, err)
 		return nil, fmt.Errorf("creating instance, %w", err)
 	}
 	created := c.toNodeClaim(launch.Instance, launch.InstanceType, launch.Labels())

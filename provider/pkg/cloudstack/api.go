@@ -129,4 +129,15 @@ type API interface {
 	// ListProjects lists the projects the credentials can see (a user: those it belongs to).
 	ListProjects(ctx context.Context) ([]*cloudstack.Project, error)
 	ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error)
+
+	// QuotaIsEnabled reports the Quota plugin's quota.enable.service.
+	QuotaIsEnabled(ctx context.Context) (bool, error)
+	ListQuotaTariffs(ctx context.Context, usageType int) ([]*cloudstack.QuotaTariffList, error)
+	// MayCall tells whether the credentials may call command (listApis name=command).
+	MayCall(ctx context.Context, command string) (bool, error)
+
+	// OwnerLimits reads what the scope's project or account may still deploy.
+	OwnerLimits(ctx context.Context, scope Scope) (Owner, error)
+	// DomainLimits reads what a domain may still deploy.
+	DomainLimits(ctx context.Context, domainID string) (Remaining, error)
 }

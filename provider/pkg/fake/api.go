@@ -60,6 +60,12 @@ type API struct {
 	jobs         []*job
 	capabilities cloudstack.Capability
 	limits       []*cloudstack.ResourceLimit
+	quotaEnabled bool
+	tariffs      []*cloudstack.QuotaTariffList
+	// denied are the commands listApis says the credentials may not call.
+	denied       map[string]bool
+	ownerLimits  csapi.Remaining
+	domainLimits csapi.Remaining
 	// maxCustom is vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max; zero
 	// means no limit.
 	maxCustom    customMaximums
@@ -91,6 +97,10 @@ func (a *API) Reset() {
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}
 	a.limits = nil
+	a.quotaEnabled = false
+	a.tariffs = nil
+	a.denied = map[string]bool{}
+	a.ownerLimits, a.domainLimits = unlimited, unlimited
 	a.maxCustom = customMaximums{}
 	a.callFailures = map[string]*failure{}
 	a.jobFailures = map[string]*failure{}

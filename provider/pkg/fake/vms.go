@@ -79,6 +79,9 @@ func (a *API) DeployVirtualMachine(ctx context.Context, req csapi.DeployRequest)
 	if a.vmNamed(req.Name, req.NetworkIDs) != nil {
 		return csapi.Created{}, paramError(command, "The vm with hostName "+req.Name+" already exists in the network domain: cs.internal; network="+strings.Join(req.NetworkIDs, ","))
 	}
+	if err := a.checkLimits(req.ProjectID, cpu, memory); err != nil {
+		return csapi.Created{}, err
+	}
 	vm := &cloudstack.VirtualMachine{
 		Id: a.newID(kindVM), Name: req.Name, Displayname: cmp.Or(req.DisplayName, req.Name), State: "Starting", Created: a.now(),
 		Zoneid: zone.Id, Zonename: zone.Name, Templateid: template.Id, Templatename: template.Name,

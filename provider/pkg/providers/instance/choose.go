@@ -18,17 +18,22 @@ package instance
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
 
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/scheduling"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
 )
 
 // candidate is one way to launch a NodeClaim: an instance type in a zone, with the network and
@@ -42,13 +47,40 @@ type candidate struct {
 	tieBreak     uint64
 }
 
-// choose picks the first candidate; none is insufficient capacity, so that core plans again.
-func (p *DefaultProvider) choose(nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (candidate, error) {
+// choose picks the first candidate the scope's CloudStack limits leave room for and reserves
+// that room; release gives it back when the deploy is not accepted. None is insufficient
+// capacity, so that core plans again; when limits ruled candidates out, the error wraps the
+// first *limits.ExceededError.
+func (p *DefaultProvider) choose(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (candidate, func(), error) {
 	candidates := p.candidates(nodeClass, nodeClaim, instanceTypes)
 	if len(candidates) == 0 {
-		return candidate{}, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no available offering and zone match the nodeclaim's requirements"))
+		return candidate{}, nil, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no available offering and zone match the nodeclaim's requirements"))
 	}
-	return candidates[0], nil
+	if p.opts.Limits == nil {
+		return candidates[0], func() {}, nil
+	}
+	var blocked error
+	for _, c := range candidates {
+		cpu, memory := shape(c.instanceType)
+		release, err := p.opts.Limits.Reserve(ctx, resources.Scope(nodeClass), cpu, memory)
+		var exceeded *limits.ExceededError
+		switch {
+		case errors.As(err, &exceeded):
+			blocked = cmp.Or(blocked, err)
+			continue
+		case err != nil:
+			// The limits could not be read: CloudStack still checks them at deploy.
+			log.FromContext(ctx).Error(err, "reading cloudstack limits, deploying without checking them")
+			return c, func() {}, nil
+		}
+		return c, release, nil
+	}
+	return candidate{}, nil, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no offering fits the remaining CloudStack limits, %w", blocked))
+}
+
+// shape is the vCPUs and MiB a VM of the instance type counts against limits.
+func shape(it *cloudprovider.InstanceType) (cpu, memoryMiB int64) {
+	return it.Capacity.Cpu().Value(), it.Capacity.Memory().Value() / (1 << 20)
 }
 
 // candidates lists every launchable instance type x zone compatible with the NodeClaim, cheapest

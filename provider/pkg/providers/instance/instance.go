@@ -38,6 +38,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
 )
 
 // VM states the provider treats as gone: the VM will never run again.
@@ -136,6 +137,8 @@ type Options struct {
 	// find VMs in their projects and domains; nil adds none to the default scope and the
 	// projects the credentials see.
 	NodeClasses ScopeLister
+	// Limits keeps launches within CloudStack's resource limits; nil leaves that to CloudStack.
+	Limits limits.Provider
 }
 
 // ScopeLister lists the scopes NodeClasses deploy in.
