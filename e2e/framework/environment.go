@@ -55,6 +55,10 @@ type Options struct {
 	ProviderEnv []string
 	// World is a fake cloud world file; empty keeps the embedded default world.
 	World string
+	// FakeState keeps the fake cloud's state in the run folder (FakeStatePath), so that a fake
+	// killed and revived resumes its VMs, jobs and faults, as a management server restarted
+	// on its database does.
+	FakeState bool
 	// ClusterTuning is for scale runs; a zero HeartbeatFactor keeps the framework's.
 	ClusterTuning cluster.Tuning
 	// ProviderIdentity, when set, is granted in the cluster and the provider acts as it, with
@@ -242,6 +246,10 @@ func (e *Environment) processes() []component.Component {
 	if e.onKind() {
 		return e.portForwards()
 	}
+	var stateFile string
+	if e.FakeState {
+		stateFile = e.FakeStatePath()
+	}
 	return []component.Component{
 		component.FakeCloud(component.FakeCloudConfig{
 			Binary:     e.Bin("fakecloudstack"),
@@ -251,6 +259,7 @@ func (e *Environment) processes() []component.Component {
 			AdminToken: e.AdminToken,
 			Kubeconfig: e.Kubeconfig(),
 			World:      e.World,
+			StateFile:  stateFile,
 		}),
 		component.Provider(component.ProviderConfig{
 			Binary:      e.Bin("karpenter-cloudstack"),

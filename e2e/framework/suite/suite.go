@@ -46,6 +46,8 @@ type Suite struct {
 	identity string
 	// ccm runs the Apache CloudStack CCM in the suite's environment.
 	ccm bool
+	// fakeState keeps the fake cloud's state in a file, so that it survives a restart.
+	fakeState bool
 
 	Env   *framework.Environment
 	Cloud *cloud.Client
@@ -72,6 +74,13 @@ func (s *Suite) WithCCM() *Suite {
 	return s
 }
 
+// WithFakeState keeps the fake cloud's state in the run folder, so that a spec can kill and
+// revive it without losing its VMs, jobs and faults; call it where the suite is declared.
+func (s *Suite) WithFakeState() *Suite {
+	s.fakeState = true
+	return s
+}
+
 // Run runs the specs of a suite package; its Test function calls it.
 func Run(t *testing.T, description string) {
 	RegisterFailHandler(Fail)
@@ -95,6 +104,7 @@ func (s *Suite) setUp(ctx SpecContext) {
 		ProviderEnv:      s.providerEnv,
 		ProviderIdentity: identity,
 		CCM:              s.ccm,
+		FakeState:        s.fakeState,
 	})
 	if err != nil {
 		s.failed = true
