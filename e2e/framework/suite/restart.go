@@ -24,6 +24,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cloud"
 )
 
 // Restart kills the named process at once, as a crash would, and starts it again on the same
@@ -63,13 +66,16 @@ func (s *Suite) ReadyNodeCount(ctx context.Context) (int, error) {
 // EventuallyVMsMatchNodeClaims waits until the live VMs are exactly the NodeClaims, by name:
 // no VM without a NodeClaim (a leak) and no NodeClaim without a VM. The timeout says how long
 // a mismatch may last: shorter than garbage collection's grace period, it proves the provider
-// leaked nothing; longer, that garbage collection cleaned up.
-func (s *Suite) EventuallyVMsMatchNodeClaims(ctx context.Context, timeout time.Duration) {
+// leaked nothing; longer, that garbage collection cleaned up. It returns what matched.
+func (s *Suite) EventuallyVMsMatchNodeClaims(ctx context.Context, timeout time.Duration) ([]karpv1.NodeClaim, []cloud.VM) {
 	GinkgoHelper()
+	var claims []karpv1.NodeClaim
+	var vms []cloud.VM
 	Eventually(func(g Gomega) {
-		claims, err := s.NodeClaims(ctx)
+		var err error
+		claims, err = s.NodeClaims(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
-		vms, err := s.LiveVMs()
+		vms, err = s.LiveVMs()
 		g.Expect(err).NotTo(HaveOccurred())
 		var claimNames, vmNames []string
 		for _, nc := range claims {
@@ -82,4 +88,5 @@ func (s *Suite) EventuallyVMsMatchNodeClaims(ctx context.Context, timeout time.D
 		slices.Sort(vmNames)
 		g.Expect(vmNames).To(Equal(claimNames), "live VMs (actual) and NodeClaims (expected) by name")
 	}).WithContext(ctx).WithTimeout(timeout).WithPolling(5 * time.Second).Should(Succeed())
+	return claims, vms
 }

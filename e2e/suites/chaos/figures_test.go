@@ -92,6 +92,13 @@ func vmsOf(jobs []cloud.Job, cmd string) map[string]bool {
 	return vms
 }
 
+// countJobs counts the VMs deployed and destroyed and returns the destroyed ones.
+func (f *figures) countJobs(jobs []cloud.Job) map[string]bool {
+	destroyed := vmsOf(jobs, destroyCmd)
+	f.deployed, f.destroyed = len(vmsOf(jobs, deployCmd)), len(destroyed)
+	return destroyed
+}
+
 func (f *figures) String() string {
 	var b strings.Builder
 	calls := f.total()
