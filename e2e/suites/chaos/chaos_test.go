@@ -81,7 +81,7 @@ var _ = Describe("Chaos", func() {
 				_ = s.Env.Fake.ClearFaults(ctx)
 				if jobs, err := s.Cloud.Jobs(since); err == nil {
 					destroyed := fig.countJobs(jobs)
-					if fig.removed == 0 { // the scale-down never began
+					if fig.downStart.IsZero() { // every destroy came before a scale-down
 						fig.destroyedEarly = slices.Sorted(maps.Keys(destroyed))
 					}
 				}
@@ -110,13 +110,12 @@ var _ = Describe("Chaos", func() {
 		claims, live := s.EventuallyVMsMatchNodeClaims(ctx, settleTimeout)
 		fig.liveAfterScaleUp, fig.claimsAfterScaleUp = len(live), len(claims)
 		wanted := vmIDs(claims)
-		fig.removed = len(wanted)
 
 		// Asserted at the end, so that a failure still shows what the scale-down does.
 		fig.destroyedEarly = slices.Sorted(maps.Keys(vmsOf(eventuallyJobs(ctx, since), destroyCmd)))
 
 		By("scaling down with consolidation on, restarting the provider with at most " + strconv.Itoa(providerAt) + " NodeClaims")
-		downStart := time.Now()
+		fig.downStart = time.Now()
 		s.Scale(ctx, app, 0)
 		patch := client.MergeFrom(pool.DeepCopy())
 		objects.ConsolidateAfter("0s")(pool)
@@ -126,7 +125,7 @@ var _ = Describe("Chaos", func() {
 
 		By("removing every NodeClaim, leaving no finalizer stuck")
 		eventuallyNone(ctx, scaleDownTimeout, nodeClaimObjects)
-		fig.scaleDown = time.Since(downStart)
+		fig.scaleDown = time.Since(fig.downStart)
 
 		By("leaving no live VM")
 		Eventually(func(g Gomega) {

@@ -38,12 +38,11 @@ var injectedCodes = []string{"429", "530", "534", "dropped"}
 
 // figures are what a run did, printed whether it passed or not.
 type figures struct {
-	start              time.Time
+	// start and downStart are when the spec and its scale-down began.
+	start, downStart   time.Time
 	scaleUp, scaleDown time.Duration
 	// firstLife are the fake's call counters just before it was killed: a restart resets them.
 	firstLife, calls admin.Calls
-	// removed are the VMs of the NodeClaims the scale-down removed.
-	removed int
 	// deployed and destroyed are the VMs deploy and destroy jobs were accepted for, each
 	// counted once: a call retried after a lost answer acts on the same VM.
 	deployed, destroyed int
@@ -117,10 +116,14 @@ func (f *figures) String() string {
 	}
 	fmt.Fprintf(&b, "faults injected %d of %d calls (%.1f%%)\n", faults, all, percent(faults, all))
 	fmt.Fprintf(&b, "destroyVirtualMachine calls answered %d, cut off %d\n", calls["destroyVirtualMachine"]["200"], calls["destroyVirtualMachine"]["dropped"])
-	fmt.Fprintf(&b, "VMs deployed %d, destroyed %d (before the scale-down %d %v), removed by the scale-down %d\n",
-		f.deployed, f.destroyed, len(f.destroyedEarly), f.destroyedEarly, f.removed)
-	fmt.Fprintf(&b, "after the scale-up: %d live VMs for %d NodeClaims; after the scale-down: %d live VMs\n",
-		f.liveAfterScaleUp, f.claimsAfterScaleUp, f.liveAtEnd)
+	fmt.Fprintf(&b, "VMs deployed %d, destroyed %d, of which before the scale-down %d %v\n",
+		f.deployed, f.destroyed, len(f.destroyedEarly), f.destroyedEarly)
+	if f.scaleUp > 0 {
+		fmt.Fprintf(&b, "after the scale-up: %d live VMs for %d NodeClaims, all removed by the scale-down\n", f.liveAfterScaleUp, f.claimsAfterScaleUp)
+	}
+	if f.scaleDown > 0 {
+		fmt.Fprintf(&b, "after the scale-down: %d live VMs\n", f.liveAtEnd)
+	}
 	return b.String()
 }
 
