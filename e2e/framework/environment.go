@@ -58,6 +58,10 @@ type Options struct {
 	ProviderEnv []string
 	// World is a fake cloud world file; empty keeps the embedded default world.
 	World string
+	// FakeState keeps the fake cloud's state in the run folder (FakeStatePath), so that a fake
+	// killed and revived resumes its VMs, jobs and faults, as a management server restarted
+	// on its database does.
+	FakeState bool
 	// ClusterTuning is for scale runs; a zero HeartbeatFactor keeps the framework's.
 	ClusterTuning cluster.Tuning
 	// ProviderIdentity, when set, is granted in the cluster and the provider acts as it, with
@@ -283,6 +287,10 @@ func (e *Environment) processes() []component.Component {
 		provider.Deps = nil // the cloud is another environment's
 		return []component.Component{provider}
 	}
+	var stateFile string
+	if e.FakeState {
+		stateFile = e.FakeStatePath()
+	}
 	return []component.Component{
 		component.FakeCloud(component.FakeCloudConfig{
 			Binary:     e.Bin("fakecloudstack"),
@@ -292,6 +300,7 @@ func (e *Environment) processes() []component.Component {
 			AdminToken: e.AdminToken,
 			Kubeconfig: strings.Join(append([]string{e.Kubeconfig()}, e.PeerKubeconfigs...), ","),
 			World:      e.World,
+			StateFile:  stateFile,
 		}),
 		provider,
 	}

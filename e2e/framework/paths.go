@@ -48,6 +48,9 @@ func (p Paths) Kubeconfig() string { return filepath.Join(p.RunDir, "kubeconfig"
 // CloudConfigPath is the CloudStack CCM's cloud-config file, with the fake cloud's URL and keys.
 func (p Paths) CloudConfigPath() string { return filepath.Join(p.RunDir, "cloud-config") }
 
+// FakeStatePath is where the fake cloud keeps its state when a suite asks it to.
+func (p Paths) FakeStatePath() string { return filepath.Join(p.RunDir, "fakecloudstack-state.json") }
+
 // LogPath is the log of a step that is not a long-running process, such as kwokctl.
 func (p Paths) LogPath(name string) string { return filepath.Join(p.RunDir, "logs", name+".log") }
 

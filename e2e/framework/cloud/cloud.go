@@ -20,6 +20,7 @@ package cloud
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -148,4 +149,36 @@ func (c *Client) DeployInProject(project, name, zone, offering, template, networ
 		}
 	}
 	return vm.Id, nil
+}
+
+// Job is an async job as listAsyncJobs reports it.
+type Job struct {
+	ID string
+	// Cmd is the Java command class, such as org.apache.cloudstack.api.command.user.vm.DestroyVMCmd.
+	Cmd string
+	// InstanceID is the resource the job works on: the VM of a deploy or a destroy.
+	InstanceID string
+	Status     int
+}
+
+// Jobs lists every async job of the account started at or after since. The fake keeps jobs
+// in its state file, so the list spans its restarts.
+func (c *Client) Jobs(since time.Time) ([]Job, error) {
+	var out []Job
+	for page := 1; ; page++ {
+		p := c.cs.Asyncjob.NewListAsyncJobsParams()
+		p.SetStartdate(since.UTC().Format("2006-01-02 15:04:05"))
+		p.SetPage(page)
+		p.SetPagesize(pageSize)
+		resp, err := c.cs.Asyncjob.ListAsyncJobs(p)
+		if err != nil {
+			return nil, fmt.Errorf("listing async jobs, %w", err)
+		}
+		for _, j := range resp.AsyncJobs {
+			out = append(out, Job{ID: j.JobID, Cmd: j.Cmd, InstanceID: j.Jobinstanceid, Status: j.Jobstatus})
+		}
+		if len(resp.AsyncJobs) < pageSize {
+			return out, nil
+		}
+	}
 }

@@ -38,6 +38,9 @@ type FakeCloudConfig struct {
 	Kubeconfig string
 	// World is a YAML world file; empty keeps the fake's embedded default world.
 	World string
+	// StateFile keeps the fake's state there, so that a restart resumes it; empty keeps it in
+	// memory only.
+	StateFile string
 }
 
 // FakeCloud builds the fake CloudStack management server. Its API, /admin, /metrics and
@@ -56,6 +59,9 @@ func FakeCloud(c FakeCloudConfig) Component {
 	}
 	if c.World != "" {
 		args = append(args, "--config", c.World)
+	}
+	if c.StateFile != "" {
+		args = append(args, "--state-file", c.StateFile)
 	}
 	return Component{
 		Name:       FakeCloudName,

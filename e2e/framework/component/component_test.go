@@ -84,9 +84,9 @@ func TestFakeCloudEnablesTheNodeSimulatorOnlyWithAKubeconfig(t *testing.T) {
 		t.Errorf("ready %q metrics %q", bare.ReadyURL, bare.MetricsURL)
 	}
 
-	full := FakeCloud(FakeCloudConfig{Port: 1, AdminToken: "t", Kubeconfig: "/run/kubeconfig", World: "/run/world.yaml"})
-	tail := full.Args[len(full.Args)-6:]
-	if want := []string{"--admin-token", "t", "--kubeconfig", "/run/kubeconfig", "--config", "/run/world.yaml"}; !slices.Equal(tail, want) {
+	full := FakeCloud(FakeCloudConfig{Port: 1, AdminToken: "t", Kubeconfig: "/run/kubeconfig", World: "/run/world.yaml", StateFile: "/run/state.json"})
+	tail := full.Args[len(full.Args)-8:]
+	if want := []string{"--admin-token", "t", "--kubeconfig", "/run/kubeconfig", "--config", "/run/world.yaml", "--state-file", "/run/state.json"}; !slices.Equal(tail, want) {
 		t.Errorf("args end with %v, want %v", tail, want)
 	}
 }

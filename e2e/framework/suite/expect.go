@@ -89,7 +89,8 @@ func (s *Suite) EventuallyReadyNodes(ctx context.Context, n int, timeout time.Du
 		nodes, err = s.ReadyNodes(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
 		progress.report(len(nodes))
-		g.Expect(nodes).To(HaveLen(n))
+		// The count, not the objects: at scale a timeout would print every Node in full.
+		g.Expect(len(nodes)).To(Equal(n), "ready nodes")
 	}).WithContext(ctx).WithTimeout(timeout).WithPolling(time.Second).Should(Succeed())
 	return nodes
 }
@@ -119,7 +120,7 @@ func (s *Suite) EventuallyPodsRunning(ctx context.Context, app string, n int, ti
 		pods, err = s.RunningPods(ctx, app)
 		g.Expect(err).NotTo(HaveOccurred())
 		progress.report(len(pods))
-		g.Expect(pods).To(HaveLen(n))
+		g.Expect(len(pods)).To(Equal(n), "running pods of %s", app)
 	}).WithContext(ctx).WithTimeout(timeout).WithPolling(time.Second).Should(Succeed())
 	return pods
 }

@@ -54,6 +54,8 @@ type Suite struct {
 	peered bool
 	// world replaces the fake cloud's embedded world; nil keeps it.
 	world *world.Model
+	// fakeState keeps the fake cloud's state in a file, so that it survives a restart.
+	fakeState bool
 
 	Env   *framework.Environment
 	Cloud *cloud.Client
@@ -105,6 +107,13 @@ func (s *Suite) worldFile(runDir string) (string, error) {
 	return path, os.WriteFile(path, data, 0o600)
 }
 
+// WithFakeState keeps the fake cloud's state in the run folder, so that a spec can kill and
+// revive it without losing its VMs, jobs and faults; call it where the suite is declared.
+func (s *Suite) WithFakeState() *Suite {
+	s.fakeState = true
+	return s
+}
+
 // Run runs the specs of a suite package; its Test function calls it.
 func Run(t *testing.T, description string) {
 	RegisterFailHandler(Fail)
@@ -138,6 +147,7 @@ func (s *Suite) setUp(ctx SpecContext) {
 		ProviderEnv:      s.providerEnv,
 		ProviderIdentity: identity,
 		CCM:              s.ccm,
+		FakeState:        s.fakeState,
 	}
 	if s.peered {
 		s.Env, err = s.startWithPeer(ctx, opts)

@@ -18,7 +18,6 @@ package resilience_test
 
 import (
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"time"
 
@@ -47,34 +46,14 @@ var _ = Describe("Resilience", func() {
 		rng := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0))
 		points := []int{1 + rng.IntN(15), 16 + rng.IntN(15), 31 + rng.IntN(15)}
 		for _, point := range points {
-			Eventually(func(g Gomega) {
-				claims, err := s.NodeClaims(ctx)
-				g.Expect(err).NotTo(HaveOccurred())
-				g.Expect(len(claims)).To(BeNumerically(">=", point))
-			}).WithContext(ctx).WithTimeout(suite.ProvisionTimeout).Should(Succeed())
+			suite.EventuallyCount(ctx, "nodeclaims (want >= "+strconv.Itoa(point)+")", s.NodeClaimCount, BeNumerically(">=", point), suite.ProvisionTimeout)
 			By("killing the provider with at least " + strconv.Itoa(point) + " NodeClaims")
-			Expect(s.Env.Kill(component.ProviderName)).To(Succeed())
-			Expect(s.Env.Revive(ctx, component.ProviderName)).To(Succeed())
+			s.Restart(ctx, component.ProviderName)
 		}
 
 		s.EventuallyPodsRunning(ctx, "app", scaleUp, 10*time.Minute)
 		By("holding no VM without a NodeClaim and no NodeClaim without a VM")
-		Eventually(func(g Gomega) {
-			claims, err := s.NodeClaims(ctx)
-			g.Expect(err).NotTo(HaveOccurred())
-			vms, err := s.LiveVMs()
-			g.Expect(err).NotTo(HaveOccurred())
-			var claimNames, vmNames []string
-			for _, nc := range claims {
-				claimNames = append(claimNames, nc.Name)
-			}
-			for _, vm := range vms {
-				vmNames = append(vmNames, vm.Name)
-			}
-			slices.Sort(claimNames)
-			slices.Sort(vmNames)
-			g.Expect(vmNames).To(Equal(claimNames))
-		}).WithContext(ctx).WithTimeout(gcTimeout).WithPolling(5 * time.Second).Should(Succeed())
+		s.EventuallyVMsMatchNodeClaims(ctx, gcTimeout)
 	}, SpecTimeout(25*time.Minute))
 
 	It("replaces the NodeClaim of a VM destroyed out of band", func(ctx SpecContext) {

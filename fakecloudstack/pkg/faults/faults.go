@@ -55,6 +55,9 @@ type Rule struct {
 	Stuck bool `json:"stuck,omitempty"`
 	// Delay is added before the HTTP answer.
 	Delay metav1.Duration `json:"delay,omitempty"`
+	// Drop serves the call, then cuts its answer off (after Delay, if any): the client cannot
+	// tell whether the change happened, as after a timeout, without waiting a whole one.
+	Drop bool `json:"drop,omitempty"`
 }
 
 // Config is the whole fault setup, replaced at once at run time.
@@ -108,24 +111,37 @@ func (f *Injector) Get() Config {
 	return f.cfg
 }
 
+// Outcome is what the synchronous rules make of one call: a wait before it is served, then
+// an error instead of the answer, or the answer cut off.
+type Outcome struct {
+	Delay time.Duration
+	Err   *cserr.Error
+	Drop  bool
+}
+
 // Call applies throttling and the synchronous rules to one API call of an account.
-func (f *Injector) Call(accountID, command string, params url.Values) (time.Duration, *cserr.Error) {
+func (f *Injector) Call(accountID, command string, params url.Values) Outcome {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.throttleLocked(accountID); err != nil {
-		return 0, err
+		return Outcome{Err: err}
 	}
-	var delay time.Duration
+	var o Outcome
 	for i, r := range f.cfg.Rules {
 		if r.InJob || r.Stuck || !f.firesLocked(i, command, params) {
 			continue
 		}
-		delay += r.Delay.Duration
+		o.Delay += r.Delay.Duration
 		if r.Code != 0 {
-			return delay, r.failure()
+			o.Err = r.failure()
+			return o
+		}
+		if r.Drop {
+			o.Drop = true
+			return o
 		}
 	}
-	return delay, nil
+	return o
 }
 
 // Job decides whether an async job of command sticks or fails with an injected error.

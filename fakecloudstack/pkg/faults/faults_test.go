@@ -36,8 +36,8 @@ func TestRateIsApproximatelyHonoured(t *testing.T) {
 	if failures < 800 || failures > 1200 {
 		t.Fatalf("%d failures out of 10000 at rate 0.1", failures)
 	}
-	if _, err := f.Call("acc", "deployVirtualMachine", url.Values{}); err != nil {
-		t.Fatalf("a job rule must not fail the HTTP call: %v", err)
+	if o := f.Call("acc", "deployVirtualMachine", url.Values{}); o.Err != nil {
+		t.Fatalf("a job rule must not fail the HTTP call: %v", o.Err)
 	}
 }
 
@@ -46,30 +46,34 @@ func TestRuleKinds(t *testing.T) {
 		{Command: "*", Delay: metavDuration(time.Second)},
 		{Command: "destroyVirtualMachine", Stuck: true},
 		{Command: "listZones", Code: 530, Text: "down"},
+		{Command: "listTemplates", Drop: true},
 	}}, 1)
-	delay, err := f.Call("acc", "listZones", url.Values{})
-	if delay != time.Second || err == nil || err.Code != 530 || err.CSCode != 9999 || err.Text != "down" {
-		t.Fatalf("listZones: %v %v", delay, err)
+	o := f.Call("acc", "listZones", url.Values{})
+	if o.Delay != time.Second || o.Err == nil || o.Err.Code != 530 || o.Err.CSCode != 9999 || o.Err.Text != "down" || o.Drop {
+		t.Fatalf("listZones: %+v", o)
+	}
+	if o := f.Call("acc", "listTemplates", url.Values{}); o.Delay != time.Second || o.Err != nil || !o.Drop {
+		t.Fatalf("listTemplates: %+v", o)
 	}
 	if stuck, err := f.Job("destroyVirtualMachine", url.Values{}); !stuck || err != nil {
 		t.Fatalf("destroy: stuck %v err %v", stuck, err)
 	}
 	f.Set(Config{})
-	if delay, err := f.Call("acc", "listZones", url.Values{}); delay != 0 || err != nil {
-		t.Fatalf("after reset: %v %v", delay, err)
+	if o := f.Call("acc", "listZones", url.Values{}); o != (Outcome{}) {
+		t.Fatalf("after reset: %+v", o)
 	}
 }
 
 func TestThrottleIsPerAccount(t *testing.T) {
 	f := New(testingclock.NewFakeClock(time.Now()), Config{Throttle: Throttle{Max: 1}}, 1)
-	if _, err := f.Call("a", "listZones", nil); err != nil {
-		t.Fatal(err)
+	if o := f.Call("a", "listZones", nil); o.Err != nil {
+		t.Fatal(o.Err)
 	}
-	if _, err := f.Call("b", "listZones", nil); err != nil {
-		t.Fatalf("another account was throttled: %v", err)
+	if o := f.Call("b", "listZones", nil); o.Err != nil {
+		t.Fatalf("another account was throttled: %v", o.Err)
 	}
-	if _, err := f.Call("a", "listZones", nil); err == nil || err.Code != 429 {
-		t.Fatalf("second call of a: %v", err)
+	if o := f.Call("a", "listZones", nil); o.Err == nil || o.Err.Code != 429 {
+		t.Fatalf("second call of a: %v", o.Err)
 	}
 }
 

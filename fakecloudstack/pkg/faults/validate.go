@@ -71,6 +71,8 @@ func (r Rule) validate() error {
 		return fmt.Errorf("match holds %d parameters, at most %d are allowed", len(r.Match), MaxMatch)
 	case (r.InJob || r.Stuck) && r.Delay.Duration > 0:
 		return fmt.Errorf("delay only applies to the HTTP answer; remove it or inJob/stuck")
+	case r.Drop && (r.InJob || r.Stuck || r.Code != 0):
+		return fmt.Errorf("drop cuts off the answer of a served call; remove it or code/inJob/stuck")
 	}
 	return nil
 }

@@ -86,6 +86,7 @@ func TestAdminPayloadsAreValidated(t *testing.T) {
 		{"rate above 1", http.MethodPut, "/admin/faults", `{"rules":[{},{"rate":1.5}]}`, "rules[1].rate"},
 		{"negative rate", http.MethodPut, "/admin/faults", `{"rules":[{"rate":-0.1}]}`, "rules[0].rate"},
 		{"negative delay", http.MethodPut, "/admin/faults", `{"rules":[{"delay":"-1s"}]}`, "rules[0].delay"},
+		{"drop with a code", http.MethodPut, "/admin/faults", `{"rules":[{"code":530,"drop":true}]}`, "rules[0].drop"},
 		{"negative skip", http.MethodPut, "/admin/faults", `{"rules":[{"skip":-1}]}`, "rules[0].skip"},
 		{"bad cserrorcode", http.MethodPut, "/admin/faults", `{"rules":[{"code":530,"cserrorcode":7}]}`, "rules[0].cserrorcode"},
 		{"negative throttle", http.MethodPut, "/admin/faults", `{"throttle":{"max":-5}}`, "throttle.max"},

@@ -78,10 +78,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, command, key, stateFileError(err))
 		return
 	}
-	delay, injected := s.backend.Faults.Call(account.ID, command, params)
-	wait(r, s.backend.Clock, delay)
-	if injected != nil {
-		s.fail(w, command, key, injected)
+	injected := s.backend.Faults.Call(account.ID, command, params)
+	wait(r, s.backend.Clock, injected.Delay)
+	if injected.Err != nil {
+		s.fail(w, command, key, injected.Err)
 		return
 	}
 	payload, err := cmd.Handle(&api.Request{Command: command, Params: params, Account: account, GET: r.Method == http.MethodGet})
@@ -94,7 +94,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, command, key, cserr.New(cserr.InternalError, cserr.CSCloudRuntime, "encoding response, %v", err))
 		return
 	}
-	s.record(command, http.StatusOK)
+	if injected.Drop {
+		s.record(command, droppedCode)
+		s.cutOff(w, body)
+	}
+	s.record(command, strconv.Itoa(http.StatusOK))
 	s.write(w, http.StatusOK, body)
 }
 
@@ -105,6 +109,26 @@ func stateFileError(err error) *cserr.Error {
 
 func stateFileMessage(err error) string {
 	return fmt.Sprintf("writing the state file, %v; restart fakecloudstack on its state file", err)
+}
+
+// droppedCode labels the calls a drop rule served without a complete answer.
+const droppedCode = "dropped"
+
+// cutOff sends the headers and half of a served call's answer, then closes the connection: the
+// client sees the answer break off, as when a proxy or the network gives up on a slow call, and
+// cannot tell whether the change happened. A truncated answer, not a closed idle connection,
+// so Go's transport does not quietly send the request again.
+func (s *Server) cutOff(w http.ResponseWriter, body []byte) {
+	if err := s.durable(); err == nil {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body[:len(body)/2])
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	panic(http.ErrAbortHandler)
 }
 
 func checkParams(cmd api.Command, params map[string][]string) *cserr.Error {
@@ -144,17 +168,18 @@ func asAPIError(err error) *cserr.Error {
 }
 
 func (s *Server) fail(w http.ResponseWriter, command, key string, e *cserr.Error) {
-	s.record(command, e.Code)
+	s.record(command, strconv.Itoa(e.Code))
 	s.write(w, e.Code, api.EncodeError(key, e))
 }
 
-func (s *Server) record(command string, code int) {
+// record counts a call by its code: the HTTP status, or droppedCode.
+func (s *Server) record(command, code string) {
 	// Only known names become label values, so junk requests cannot grow the metric.
 	if _, known := s.commands[command]; !known {
 		command = "unknown"
 	}
 	s.calls.record(command, code)
-	s.metrics.apiCalls.WithLabelValues(command, strconv.Itoa(code)).Inc()
+	s.metrics.apiCalls.WithLabelValues(command, code).Inc()
 }
 
 // write answers once the state file, if one is kept, covers the answer: a client is never

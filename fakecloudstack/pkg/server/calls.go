@@ -16,10 +16,7 @@ limitations under the License.
 
 package server
 
-import (
-	"strconv"
-	"sync"
-)
+import "sync"
 
 // callRecorder counts calls by command and result for /admin/calls; unlike the Prometheus
 // counter it can be reset between the phases of a scenario.
@@ -30,7 +27,7 @@ type callRecorder struct {
 
 func newCallRecorder() *callRecorder { return &callRecorder{counts: map[string]map[string]int{}} }
 
-func (c *callRecorder) record(command string, code int) {
+func (c *callRecorder) record(command, code string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	byCode, ok := c.counts[command]
@@ -38,7 +35,7 @@ func (c *callRecorder) record(command string, code int) {
 		byCode = map[string]int{}
 		c.counts[command] = byCode
 	}
-	byCode[strconv.Itoa(code)]++
+	byCode[code]++
 }
 
 // snapshot returns a copy: command -> result code -> calls.

@@ -87,6 +87,19 @@ func TestInjectedFaults(t *testing.T) {
 			_, err := ts.Async.VirtualMachine.DeployVirtualMachine(deployParams(ts.Async, "unlucky"))
 			expectJobFailure(t, err, 533, "Unable to create a deployment for VM[User|i-2-1-VM]")
 		}},
+		{"dropped answer", `{"rules":[{"command":"deployVirtualMachine","max":1,"drop":true}]}`, func(t *testing.T, ts *cstest.TestServer) {
+			if _, err := ts.Client.VirtualMachine.DeployVirtualMachine(deployParams(ts.Client, "unanswered")); err == nil {
+				t.Fatal("a dropped answer reached the client")
+			}
+			// The call was served: the VM exists, so the retry collides with its name.
+			_, err := ts.Client.VirtualMachine.DeployVirtualMachine(deployParams(ts.Client, "unanswered"))
+			expectAPIError(t, err, 431, "The vm with hostName unanswered already exists")
+			calls := admin.Calls{}
+			adminJSON(t, ts, http.MethodGet, "/admin/calls", "", &calls)
+			if got := calls["deployVirtualMachine"]; got["dropped"] != 1 || got["431"] != 1 {
+				t.Fatalf("deploy calls by code: %v, want 1 dropped and 1 refused", got)
+			}
+		}},
 		{"stuck job", `{"rules":[{"command":"deployVirtualMachine","stuck":true}]}`, func(t *testing.T, ts *cstest.TestServer) {
 			answer, err := ts.Client.VirtualMachine.DeployVirtualMachine(deployParams(ts.Client, "stuck"))
 			if err != nil {
