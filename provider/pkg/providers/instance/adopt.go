@@ -34,15 +34,7 @@ import (
 // could record the launch) instead of deploying a second one. The VM gets the tags it lacks:
 // all of them when it was never tagged, the cluster UID when it is a legacy VM.
 func (p *DefaultProvider) adopt(ctx context.Context, nodeClass *v1.CloudStackNodeClass, vm *cloudstack.VirtualMachine, tags map[string]string, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
-	// Only missing tags are created: CloudStack fails a createTags job for a key already present.
-	have := newInstance(vm).Tags
-	missing := map[string]string{}
-	for k, v := range tags {
-		if _, ok := have[k]; !ok {
-			missing[k] = v
-		}
-	}
-	if len(missing) > 0 {
+	if missing := missingTags(newInstance(vm).Tags, tags); len(missing) > 0 {
 		if err := p.tag(ctx, vm.Id, missing); err != nil {
 			return nil, fmt.Errorf("tagging adopted VM %s, %w", vm.Id, err)
 		}

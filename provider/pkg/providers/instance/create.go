@@ -109,8 +109,11 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	// behind deploys for a job thread.
 	tagJob, err := p.requestTags(ctx, tagRequest{launch: true, vmID: created.ID, tags: tags})
 	if err != nil {
-		p.cleanUp(ctx, created.ID)
-		return nil, taggingFailed(created.ID, err)
+		// The VM is not destroyed for it: its display name carries the owner mark, which makes
+		// it this cluster's without tags, and the call may even have been applied with only its
+		// answer lost. finishLaunch tags it again.
+		log.FromContext(ctx).Info("createTags failed for a launched VM, tagging it again in the background", "id", created.ID, "error", err.Error())
+		tagJob = nil
 	}
 	launch.Instance = p.remember(&Instance{
 		ID: created.ID, Name: nodeClaim.Name, State: StateStarting, ZoneID: c.zone.ID, ZoneName: c.zone.Name, ProjectID: req.ProjectID,
@@ -168,16 +171,39 @@ func (p *DefaultProvider) awaitJobs(ctx context.Context, l launching) (*cloudsta
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.tagJob.Wait(ctx); err != nil {
-		// The job of a launch batch fails as a whole when another VM of it was destroyed
-		// before it ran (that VM's deploy failed): tag this running VM once more, in a batch
-		// of VMs outside launches, before giving it up.
-		log.FromContext(ctx).Info("tagging again after a failed createTags job", "id", l.vmID, "error", err.Error())
-		if err := p.tag(ctx, l.vmID, l.tags); err != nil {
-			return nil, taggingFailed(l.vmID, err)
-		}
+	if err := p.awaitTags(ctx, l); err != nil {
+		// A VM that runs is kept: its owner mark makes it this cluster's for Get, Delete and
+		// garbage collection without tags, and core's own timeouts judge the node.
+		log.FromContext(ctx).Error(err, "the launched VM stays without its tags", "id", l.vmID)
 	}
 	return vm, nil
+}
+
+// awaitTags waits for the launch's tag job. When there is none (the call failed) or it failed
+// (a launch batch's job fails as a whole when another VM of it was destroyed before it ran),
+// the VM is tagged once more, in a batch of VMs outside launches, with only the tags it lacks:
+// an earlier call may have been applied although its answer was lost, and CloudStack fails a
+// createTags job for a key the VM already has.
+func (p *DefaultProvider) awaitTags(ctx context.Context, l launching) error {
+	if l.tagJob != nil {
+		_, err := l.tagJob.Wait(ctx)
+		if err == nil {
+			return nil
+		}
+		log.FromContext(ctx).Info("tagging again after a failed createTags job", "id", l.vmID, "error", err.Error())
+	}
+	vm, err := p.lookUp(ctx, l.scope, l.vmID)
+	if err != nil {
+		return fmt.Errorf("looking up the VM's tags, %w", err)
+	}
+	if vm == nil {
+		return fmt.Errorf("VM %s is not listed", l.vmID)
+	}
+	missing := missingTags(newInstance(vm).Tags, l.tags)
+	if len(missing) == 0 {
+		return nil
+	}
+	return p.tag(ctx, l.vmID, missing)
 }
 
 // awaitDeploy waits for the deploy job. A job that failed, or whose outcome is unknown (its
@@ -240,10 +266,6 @@ func (p *DefaultProvider) lookUp(ctx context.Context, scope csapi.Scope, id stri
 		return err
 	})
 	return vm, err
-}
-
-func taggingFailed(vmID string, err error) error {
-	return cloudprovider.NewCreateError(fmt.Errorf("tagging VM %s, %w", vmID, err), "TaggingFailed", "CloudStack did not tag the VM; it was destroyed so it cannot leak")
 }
 
 // Labels are the node labels the launch decided: the instance type's single-valued

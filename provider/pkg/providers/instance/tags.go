@@ -97,3 +97,15 @@ func (p *DefaultProvider) createTags(ctx context.Context, _ tagBatch, reqs []tag
 	}
 	return out, nil
 }
+
+// missingTags are the tags of want that have lacks. Only those are requested of a VM that may
+// already carry some: CloudStack fails a createTags job for a key already present.
+func missingTags(have, want map[string]string) map[string]string {
+	missing := map[string]string{}
+	for k, v := range want {
+		if _, ok := have[k]; !ok {
+			missing[k] = v
+		}
+	}
+	return missing
+}
