@@ -25,19 +25,20 @@ import (
 // snapshot is the on-disk form of the world. Jobs are not part of it: a restarted management
 // server also forgets the results of jobs that were running.
 type snapshot struct {
-	Seq            int64             `json:"seq"`
-	Accounts       []Account         `json:"accounts"`
-	Projects       []Project         `json:"projects,omitempty"`
-	Zones          []Zone            `json:"zones"`
-	Offerings      []ServiceOffering `json:"offerings"`
-	Templates      []Template        `json:"templates"`
-	Networks       []Network         `json:"networks"`
-	DiskOfferings  []DiskOffering    `json:"diskOfferings"`
-	AffinityGroups []AffinityGroup   `json:"affinityGroups"`
-	KeyPairs       []SSHKeyPair      `json:"keyPairs"`
-	VMs            []VM              `json:"vms"`
-	Tags           []Tag             `json:"tags"`
-	Expunged       []string          `json:"expunged"`
+	Seq            int64               `json:"seq"`
+	Accounts       []Account           `json:"accounts"`
+	Projects       []Project           `json:"projects,omitempty"`
+	Zones          []Zone              `json:"zones"`
+	Offerings      []ServiceOffering   `json:"offerings"`
+	Templates      []Template          `json:"templates"`
+	Networks       []Network           `json:"networks"`
+	DiskOfferings  []DiskOffering      `json:"diskOfferings"`
+	AffinityGroups []AffinityGroup     `json:"affinityGroups"`
+	KeyPairs       []SSHKeyPair        `json:"keyPairs"`
+	Clusters       []KubernetesCluster `json:"kubernetesClusters,omitempty"`
+	VMs            []VM                `json:"vms"`
+	Tags           []Tag               `json:"tags"`
+	Expunged       []string            `json:"expunged"`
 }
 
 // Save writes the whole world as JSON.
@@ -52,6 +53,7 @@ func (s *Store) Save(w io.Writer) error {
 		DiskOfferings:  s.DiskOfferings.List(),
 		AffinityGroups: s.AffinityGroups.List(),
 		KeyPairs:       s.KeyPairs.List(),
+		Clusters:       s.KubernetesClusters.List(),
 		VMs:            s.AllVMs(),
 		Tags:           s.ListTags(TagFilter{}),
 	}
@@ -85,6 +87,7 @@ func (s *Store) Load(r io.Reader) error {
 	s.DiskOfferings.restore(snap.DiskOfferings, func(d DiskOffering) string { return d.ID })
 	s.AffinityGroups.restore(snap.AffinityGroups, func(g AffinityGroup) string { return g.ID })
 	s.KeyPairs.restore(snap.KeyPairs, func(k SSHKeyPair) string { return KeyPairKey(k.AccountID, k.Name) })
+	s.KubernetesClusters.restore(snap.Clusters, func(c KubernetesCluster) string { return c.ID })
 	for i := range snap.VMs {
 		s.insertLocked(&snap.VMs[i])
 	}

@@ -44,6 +44,8 @@ type Store struct {
 	AffinityGroups *Table[AffinityGroup]
 	// KeyPairs are keyed by KeyPairKey(account, name).
 	KeyPairs *Table[SSHKeyPair]
+	// KubernetesClusters are CKS clusters by id.
+	KubernetesClusters *Table[KubernetesCluster]
 
 	newID    func() string
 	seq      int64
@@ -99,6 +101,7 @@ func New(opts ...Option) *Store {
 	s.DiskOfferings = newTable[DiskOffering](&s.mu, &s.version)
 	s.AffinityGroups = newTable[AffinityGroup](&s.mu, &s.version)
 	s.KeyPairs = newTable[SSHKeyPair](&s.mu, &s.version)
+	s.KubernetesClusters = newTable[KubernetesCluster](&s.mu, &s.version)
 	for _, o := range opts {
 		o(s)
 	}

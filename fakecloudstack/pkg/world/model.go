@@ -38,6 +38,18 @@ type Model struct {
 	KeyPairs      []string           `json:"keyPairs"`
 	Accounts      []AccountSpec      `json:"accounts"`
 	Projects      []ProjectSpec      `json:"projects,omitempty"`
+	// KubernetesClusters are CloudStack Kubernetes Service clusters, created without VMs:
+	// members join through addVirtualMachinesToKubernetesCluster (ExternalManaged clusters).
+	KubernetesClusters []KubernetesClusterSpec `json:"kubernetesClusters,omitempty"`
+}
+
+// KubernetesClusterSpec is a CKS cluster owned by Account (default: the first admin).
+type KubernetesClusterSpec struct {
+	Name string `json:"name"`
+	// Type is CloudManaged (the default) or ExternalManaged.
+	Type    string `json:"type,omitempty"`
+	Zone    string `json:"zone"`
+	Account string `json:"account,omitempty"`
 }
 
 // ProjectSpec is a project in its first member's domain; the first member owns it.
