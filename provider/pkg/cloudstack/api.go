@@ -115,4 +115,10 @@ type API interface {
 	QueryAsyncJobResult(ctx context.Context, jobID string) (*cloudstack.QueryAsyncJobResultResponse, error)
 	ListCapabilities(ctx context.Context) (*cloudstack.Capability, error)
 	ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error)
+
+	// The CloudStack Kubernetes Service: the provider finds the cluster it runs in and keeps
+	// its VMs members of an ExternalManaged one.
+	ListKubernetesClusters(ctx context.Context) ([]*cloudstack.KubernetesCluster, error)
+	AddVirtualMachinesToKubernetesCluster(ctx context.Context, clusterID string, vmIDs []string) error
+	RemoveVirtualMachinesFromKubernetesCluster(ctx context.Context, clusterID string, vmIDs []string) error
 }

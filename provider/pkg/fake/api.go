@@ -54,6 +54,8 @@ type API struct {
 	world          world
 	affinityGroups []*cloudstack.AffinityGroup
 	vms            []*cloudstack.VirtualMachine
+	// kubernetesClusters are CKS clusters; their Virtualmachines carry only the ids.
+	kubernetesClusters []*cloudstack.KubernetesCluster
 	// expunged ids still resolve in CloudStack: listing one finds nothing rather than failing.
 	expunged     map[string]bool
 	jobs         []*job
@@ -85,6 +87,7 @@ func (a *API) Reset() {
 	a.world = defaultWorld()
 	a.affinityGroups = nil
 	a.vms = nil
+	a.kubernetesClusters = nil
 	a.expunged = map[string]bool{}
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}

@@ -123,6 +123,16 @@ type Options struct {
 	// NodeClasses tells which scopes NodeClasses use, so that Get, List and garbage collection
 	// find VMs in their projects; nil means the default scope only.
 	NodeClasses ScopeLister
+	// Membership keeps launched VMs members of the ExternalManaged CKS cluster the provider
+	// runs in; nil elsewhere.
+	Membership ClusterMembership
+}
+
+// ClusterMembership adds VMs to the CloudStack Kubernetes Service cluster and removes them.
+type ClusterMembership interface {
+	Join(ctx context.Context, vmID string) error
+	// Leave returns nil for a VM that is no member.
+	Leave(ctx context.Context, vmID string) error
 }
 
 // ScopeLister lists the scopes NodeClasses deploy in.
