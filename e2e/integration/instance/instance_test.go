@@ -55,6 +55,8 @@ type cloud struct {
 	types       []*cloudprovider.InstanceType
 	watcher     *instance.Watcher
 	failures    *fake.LaunchFailures
+	// affinity is test.AffinityGroups{} unless a test ensures real groups.
+	affinity instance.AffinityGroupProvider
 }
 
 // startCloud runs the fake cloud (with fakeArgs) with fixed job latency and resolves the
@@ -74,7 +76,7 @@ func startCloud(t *testing.T, jobLatency time.Duration, fakeArgs ...string) *clo
 	unavailable := pkgcache.NewUnavailableOfferings(clock.RealClock{}, pkgcache.UnavailableOfferingsTTL)
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
-	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}}
+	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}, affinity: test.AffinityGroups{}}
 	c.useOptions(instance.Options{ClusterName: test.ClusterName})
 	c.types, _ = instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(ctx, nc)
 	if err := srv.Admin.ResetCalls(ctx); err != nil {
@@ -85,7 +87,7 @@ func startCloud(t *testing.T, jobLatency time.Duration, fakeArgs ...string) *clo
 
 // useOptions builds the instance provider with opts, as the operator does.
 func (c *cloud) useOptions(opts instance.Options) {
-	c.provider = instance.NewDefaultProvider(c.srv.Client, clock.RealClock{}, opts, c.watcher, c.unavailable, test.UserData{}, test.AffinityGroups{}, c.failures, pkgcache.NewInstances())
+	c.provider = instance.NewDefaultProvider(c.srv.Client, clock.RealClock{}, opts, c.watcher, c.unavailable, test.UserData{}, c.affinity, c.failures, pkgcache.NewInstances())
 }
 
 type result struct {
