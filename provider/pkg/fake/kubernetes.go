@@ -32,7 +32,7 @@ func (a *API) AddKubernetesCluster(name, clusterType string, vmIDs ...string) *c
 	defer a.mu.Unlock()
 	c := &cloudstack.KubernetesCluster{Id: a.newID(kindKubernetesCluster), Name: name, Clustertype: clusterType, State: "Running"}
 	for _, id := range vmIDs {
-		c.Virtualmachines = append(c.Virtualmachines, &cloudstack.VirtualMachine{Id: id})
+		c.Virtualmachines = append(c.Virtualmachines, a.member(id))
 	}
 	a.kubernetesClusters = append(a.kubernetesClusters, c)
 	a.capabilities.Kubernetesserviceenabled = true
@@ -88,10 +88,19 @@ func (a *API) AddVirtualMachinesToKubernetesCluster(ctx context.Context, cluster
 	}
 	for _, id := range vmIDs {
 		if !slices.ContainsFunc(c.Virtualmachines, func(vm *cloudstack.VirtualMachine) bool { return vm.Id == id }) {
-			c.Virtualmachines = append(c.Virtualmachines, &cloudstack.VirtualMachine{Id: id})
+			c.Virtualmachines = append(c.Virtualmachines, a.member(id))
 		}
 	}
 	return nil
+}
+
+// member is a cluster's entry for a VM: its id, and its name when the fake knows the VM.
+func (a *API) member(id string) *cloudstack.VirtualMachine {
+	m := &cloudstack.VirtualMachine{Id: id}
+	if vm := a.vmByID(id); vm != nil {
+		m.Name = vm.Name
+	}
+	return m
 }
 
 // RemoveVirtualMachinesFromKubernetesCluster fails as CloudStack does when no VM was a member.

@@ -57,7 +57,8 @@ const (
 // is empty, the Kubernetes Service is off or no cluster holds the VM. It runs once at start-up:
 // a Node read, listCapabilities and one listKubernetesClusters, which lists every cluster of
 // the account with its VMs. The node's VM is its providerID's uuid (the CCM's form, as CKS's
-// nodes carry it), else the VM named like the node (CloudStack names them alike).
+// nodes carry it; vmID parses it, as cloudprovider.ParseProviderID does, and fails for other
+// forms), else the VM named like the node (CloudStack names them alike).
 func Find(ctx context.Context, api csapi.API, kube client.Reader, clk clock.Clock, nodeName string, vmID func(providerID string) (string, error)) (*Cluster, error) {
 	if nodeName == "" {
 		return nil, nil
@@ -66,14 +67,8 @@ func Find(ctx context.Context, api csapi.API, kube client.Reader, clk clock.Cloc
 	if err := kube.Get(ctx, client.ObjectKey{Name: nodeName}, node); err != nil {
 		return nil, fmt.Errorf("getting the controller's node %s, %w", nodeName, err)
 	}
-	id := ""
-	if node.Spec.ProviderID != "" {
-		parsed, err := vmID(node.Spec.ProviderID)
-		if err != nil {
-			return nil, fmt.Errorf("reading the VM of node %s, %w", nodeName, err)
-		}
-		id = parsed
-	}
+	// A providerID of another form (kind://, none yet) leaves the name to match.
+	id, _ := vmID(node.Spec.ProviderID)
 	var clusters []*cloudstack.KubernetesCluster
 	err := retryPassing(ctx, clk, func() error {
 		caps, err := api.ListCapabilities(ctx)

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/cloudstack-go/v2/cloudstack"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -78,6 +79,18 @@ func TestFindFindsNothingOutsideCKS(t *testing.T) {
 	api.AddKubernetesCluster("prod", csapi.ClusterTypeCloudManaged, "6f1c0f4e-0000-4000-8000-000000000099")
 	if got, err := find(api, nodes(node("n", cloudprovider.ProviderID(nodeVM))), "n"); got != nil || err != nil {
 		t.Errorf("a node whose VM is in no cluster: %+v, %v", got, err)
+	}
+}
+
+func TestFindMatchesByNameANodeWithoutACloudStackProviderID(t *testing.T) {
+	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	control := api.AddVM(cloudstack.VirtualMachine{Name: "prod-control-1", State: "Running"}, nil)
+	api.AddKubernetesCluster("prod", csapi.ClusterTypeCloudManaged, control)
+	for _, providerID := range []string{"", "kind://docker/kind/kind-control-plane"} {
+		got, err := find(api, nodes(node("prod-control-1", providerID)), "prod-control-1")
+		if err != nil || got == nil || got.Name != "prod" {
+			t.Errorf("providerID %q: found %+v, %v; want prod by the VM's name", providerID, got, err)
+		}
 	}
 }
 
