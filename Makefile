@@ -179,13 +179,16 @@ kind-up: kind-image ## Start docker if needed and a kind cluster with kwok in it
 # Karpenter's own e2e suites from the karpenter module (e2e/README.md#karpenters-own-suites),
 # unmodified, against the provider and the fake cloud on the kind cluster; writes
 # e2e/UPSTREAM.md. Not part of `make test`: the three suites take hours.
+# Each suite's result is saved in .e2e/upstream-<time>/; e2e/UPSTREAM.md shows the newest of
+# each, so suites run one at a time still make one file.
 UPSTREAM_SUITES ?= regression disruption performance
 UPSTREAM_FOCUS ?=
 UPSTREAM_SKIP ?=
+UPSTREAM_TIMEOUT ?= 3h
 
 .PHONY: e2e-upstream
-e2e-upstream: kind-up ## Karpenter's own regression, disruption and performance suites on kind; writes e2e/UPSTREAM.md (UPSTREAM_SUITES, UPSTREAM_FOCUS, UPSTREAM_SKIP)
-	$(GO) run ./e2e/cmd/upstream -suites "$(UPSTREAM_SUITES)" -focus "$(UPSTREAM_FOCUS)" -skip "$(UPSTREAM_SKIP)"
+e2e-upstream: kind-up ## Karpenter's own regression, disruption and performance suites on kind; writes e2e/UPSTREAM.md (UPSTREAM_SUITES, UPSTREAM_FOCUS, UPSTREAM_SKIP, UPSTREAM_TIMEOUT)
+	$(GO) run ./e2e/cmd/upstream -suites "$(UPSTREAM_SUITES)" -focus "$(UPSTREAM_FOCUS)" -skip "$(UPSTREAM_SKIP)" -timeout $(UPSTREAM_TIMEOUT)
 
 .PHONY: kind-down
 kind-down: ## Delete the kind cluster and stop the dockerd kind-up started

@@ -51,7 +51,9 @@ const leaderElectionLease = fullname + "-leader-election"
 // It is the specification the chart's RBAC is tested against: the RBAC must allow all of it,
 // and every rule must be needed by some of it.
 var requiredAccess = concat(
-	// Karpenter core v1.15: the informers of its controllers and scheduler.
+	// Karpenter core v1.15: the informers of its controllers and scheduler. The provider's own
+	// read of the kube-system namespace at start-up (its UID is the cluster's identity on every
+	// VM) goes through the same rule on namespaces, so it needs none of its own.
 	reads("karpenter.sh", "nodepools", "nodeclaims", "nodeoverlays"),
 	reads("autoscaling.x-k8s.io", "capacitybuffers"),
 	reads("", "pods", "nodes", "persistentvolumes", "persistentvolumeclaims", "replicationcontrollers",

@@ -26,11 +26,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
@@ -64,6 +67,12 @@ type Options struct {
 	// provider: bin/cloudstack-ccm as a process of the run, or on kind its image as a
 	// Deployment (ccm_kind.go).
 	CCM bool
+	// SharedCloud starts no fake cloud: the provider uses the one at FakePort with the same
+	// keys, which another environment of the run started (two clusters, one cloud).
+	SharedCloud bool
+	// PeerKubeconfigs are more clusters the fake cloud's node simulator serves: each gets the
+	// VMs whose userdata joins its API server.
+	PeerKubeconfigs []string
 }
 
 // ccmNodeStatusUpdateFrequency replaces the CCM's default of 5 minutes, so that its address
@@ -90,6 +99,17 @@ type Environment struct {
 // Start creates what is missing and waits until everything is ready; ctx bounds the waiting.
 // Starting an environment whose parts already run (a second `make up`) only checks them.
 func Start(ctx context.Context, o Options) (*Environment, error) {
+	e, err := StartCluster(ctx, o)
+	if err != nil {
+		return e, err
+	}
+	return e, e.StartProcesses(ctx)
+}
+
+// StartCluster is Start up to the processes: the cluster, its CRDs and, on kind, the charts.
+// Two clusters that share one cloud both need to exist before the cloud's node simulator
+// starts.
+func StartCluster(ctx context.Context, o Options) (*Environment, error) {
 	if err := os.MkdirAll(o.RunDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run folder, %w", err)
 	}
@@ -118,19 +138,25 @@ func Start(ctx context.Context, o Options) (*Environment, error) {
 			return e, fmt.Errorf("writing the CCM's cloud-config, %w", err)
 		}
 	}
+	return e, nil
+}
+
+// StartProcesses starts the fake cloud, the provider and the CCM in order, each once the one
+// before it is ready.
+func (e *Environment) StartProcesses(ctx context.Context) error {
 	order, err := component.StartOrder(e.Components())
 	if err != nil {
-		return e, err
+		return err
 	}
 	for _, c := range order {
 		if err := e.Runner.Start(e.life, c); err != nil {
-			return e, err
+			return err
 		}
 		if err := e.Runner.WaitReady(ctx, c.Name, readyTimeout); err != nil {
-			return e, err
+			return err
 		}
 	}
-	return e, nil
+	return nil
 }
 
 // HeartbeatFactor is the kwokctl heartbeat factor of every cluster the framework creates: a VM
@@ -236,11 +262,26 @@ func (e *Environment) Components() []component.Component {
 	return components
 }
 
-// processes are the fake cloud and the provider: processes of the run on the binary runtime,
+// processes are the fake cloud (unless it is shared) and the provider: processes of the run on the binary runtime,
 // port-forwards to their pods on kind.
 func (e *Environment) processes() []component.Component {
 	if e.onKind() {
 		return e.portForwards()
+	}
+	provider := component.Provider(component.ProviderConfig{
+		Binary:      e.Bin("karpenter-cloudstack"),
+		APIURL:      component.FakeCloudAPIURL(e.FakePort),
+		APIKey:      e.APIKey,
+		SecretKey:   e.SecretKey,
+		ClusterName: e.ClusterName,
+		Kubeconfig:  e.ProviderKubeconfig(),
+		MetricsPort: e.MetricsPort,
+		HealthPort:  e.HealthPort,
+		Env:         e.providerEnv(),
+	})
+	if e.SharedCloud {
+		provider.Deps = nil // the cloud is another environment's
+		return []component.Component{provider}
 	}
 	return []component.Component{
 		component.FakeCloud(component.FakeCloudConfig{
@@ -249,21 +290,24 @@ func (e *Environment) processes() []component.Component {
 			APIKey:     e.APIKey,
 			SecretKey:  e.SecretKey,
 			AdminToken: e.AdminToken,
-			Kubeconfig: e.Kubeconfig(),
+			Kubeconfig: strings.Join(append([]string{e.Kubeconfig()}, e.PeerKubeconfigs...), ","),
 			World:      e.World,
 		}),
-		component.Provider(component.ProviderConfig{
-			Binary:      e.Bin("karpenter-cloudstack"),
-			APIURL:      component.FakeCloudAPIURL(e.FakePort),
-			APIKey:      e.APIKey,
-			SecretKey:   e.SecretKey,
-			ClusterName: e.ClusterName,
-			Kubeconfig:  e.ProviderKubeconfig(),
-			MetricsPort: e.MetricsPort,
-			HealthPort:  e.HealthPort,
-			Env:         e.providerEnv(),
-		}),
+		provider,
 	}
+}
+
+// APIServerEndpoint is the host:port of the cluster's API server, as its kubeconfig names it.
+func (e *Environment) APIServerEndpoint() (string, error) {
+	config, err := clientcmd.BuildConfigFromFlags("", e.Kubeconfig())
+	if err != nil {
+		return "", fmt.Errorf("reading %s, %w", e.Kubeconfig(), err)
+	}
+	server, err := url.Parse(config.Host)
+	if err != nil || server.Host == "" {
+		return "", fmt.Errorf("the kubeconfig %s names no API server host:port (%q)", e.Kubeconfig(), config.Host)
+	}
+	return server.Host, nil
 }
 
 // Kill ends the named process at once, as a crash would.

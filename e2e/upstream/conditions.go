@@ -26,10 +26,14 @@ import (
 // RepairCondition is the --repair-condition the suites inject: the condition of the provider's
 // first replace policy that no kubelet resets (not Ready), so the fault holds while the node
 // stays Ready; empty when the provider has none, and the repair specs then skip.
-func RepairCondition() string { return condition(cscloudprovider.RepairPolicies(), cloudprovider.ReplaceNode) }
+func RepairCondition() string {
+	return condition(cscloudprovider.RepairPolicies(), cloudprovider.ReplaceNode)
+}
 
 // RebootCondition is the --reboot-condition: the condition of the provider's reboot policy.
-func RebootCondition() string { return condition(cscloudprovider.RepairPolicies(), cloudprovider.RebootNode) }
+func RebootCondition() string {
+	return condition(cscloudprovider.RepairPolicies(), cloudprovider.RebootNode)
+}
 
 func condition(policies []cloudprovider.RepairPolicy, action cloudprovider.RepairAction) string {
 	for _, p := range policies {

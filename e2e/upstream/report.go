@@ -31,6 +31,9 @@ import (
 // performance suite, the figures it measured.
 type SuiteResult struct {
 	Name string
+	// Command and Commit say how the run that produced this result was made.
+	Command string
+	Commit  string
 	// Specs are the suite's It nodes; setup nodes that failed are in Setup.
 	Specs []Spec
 	Setup []Spec
@@ -39,6 +42,28 @@ type SuiteResult struct {
 	// Performance holds the measured phases, with the thresholds the suite checked them against.
 	Performance []PhaseFigures
 	RunTime     time.Duration
+}
+
+// Save writes the result beside the suite's logs, for a later Render.
+func (r SuiteResult) Save(path string) error {
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, raw, 0o644)
+}
+
+// LoadResult reads a result Save wrote.
+func LoadResult(path string) (SuiteResult, error) {
+	var r SuiteResult
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return r, fmt.Errorf("parsing %s, %w", path, err)
+	}
+	return r, nil
 }
 
 // Spec is one spec's outcome.

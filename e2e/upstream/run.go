@@ -34,10 +34,17 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/test"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
 // The suites look for the controller by these names (test/pkg/environment/common): the
@@ -73,7 +80,8 @@ type Options struct {
 	Out io.Writer
 }
 
-// Dir is where this package's files are: the default NodeClass, NodePool and world.
+// Dir is where this package's files are: the default NodeClass and NodePool, and the fake
+// cloud's configuration.
 func (o Options) Dir() string { return filepath.Join(o.Root, "e2e", "upstream") }
 
 // Install puts the fake cloud and the provider in the cluster, the provider as the suites
@@ -83,7 +91,7 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	fakeValues, err := settings.FakeChartValues(filepath.Join(o.Dir(), "world.yaml"))
+	fakeValues, err := settings.FakeChartValues(filepath.Join(o.Dir(), "fakecloud.yaml"))
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +103,12 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 	// core feature gates, off by default: a user who wants them sets them as here.
 	values["settings"] = map[string]any{"featureGates": "NodeRepair=true,StaticCapacity=true,CapacityBuffer=true"}
 	remove := func() error {
-		return errors.Join(framework.UninstallProvider(o.Kubeconfig, Release, Namespace), framework.UninstallFakeCloud(o.Kubeconfig))
+		// The provider must outlive the suites' NodePools and NodeClasses: it is what lifts
+		// their finalizers and destroys their VMs.
+		cleared := clear(context.WithoutCancel(ctx), o.Kubeconfig)
+		return errors.Join(cleared, framework.UninstallProvider(o.Kubeconfig, Release, Namespace), framework.UninstallFakeCloud(o.Kubeconfig))
 	}
-	// A run that was killed leaves its releases: names are fixed, so they go first.
+	// A run that was killed leaves its objects and releases: names are fixed, so they go first.
 	if err := remove(); err != nil {
 		return nil, err
 	}
@@ -191,17 +202,34 @@ func goList(o Options, format string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// AwaitNoNodeClaims waits until the suites' NodeClaims are gone, so that uninstalling the
-// provider leaves no NodeClaim whose finalizer nothing would remove, nor a VM behind it.
-func AwaitNoNodeClaims(ctx context.Context, kubeconfig string, timeout time.Duration) error {
+// clear deletes what the suites create (everything carrying their discovery label) and waits
+// until every NodeClaim is gone, so that uninstalling the provider leaves no finalizer that
+// nothing would remove, nor a VM behind it.
+func clear(ctx context.Context, kubeconfig string) error {
 	kube, err := framework.NewClient(kubeconfig)
 	if err != nil {
 		return err
 	}
+	owned := client.HasLabels{test.DiscoveryLabel}
+	for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &appsv1.DaemonSetList{}, &corev1.PodList{},
+		&policyv1.PodDisruptionBudgetList{}, &karpv1.NodePoolList{}, &csv1.CloudStackNodeClassList{}} {
+		if err := kube.List(ctx, list, owned); err != nil && !meta.IsNoMatchError(err) {
+			return err
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return err
+		}
+		for _, item := range items {
+			if err := client.IgnoreNotFound(kube.Delete(ctx, item.(client.Object))); err != nil {
+				return err
+			}
+		}
+	}
 	left := 0
-	err = wait.PollUntilContextTimeout(ctx, 5*time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 5*time.Second, clearTimeout, true, func(ctx context.Context) (bool, error) {
 		var claims karpv1.NodeClaimList
-		if err := kube.List(ctx, &claims); err != nil {
+		if err := kube.List(ctx, &claims); err != nil && !meta.IsNoMatchError(err) {
 			return false, err
 		}
 		left = len(claims.Items)
@@ -212,3 +240,6 @@ func AwaitNoNodeClaims(ctx context.Context, kubeconfig string, timeout time.Dura
 	}
 	return nil
 }
+
+// clearTimeout bounds the drain of what a run left: every node of it deleted and its VM destroyed.
+const clearTimeout = 10 * time.Minute

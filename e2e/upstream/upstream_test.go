@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/karpenter/test/suites/performance"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/capacity"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
@@ -150,7 +151,7 @@ func TestWriteMarkdownListsEveryFailureAndSkipAndEachFigureAgainstItsThreshold(t
 	time2m := Check{Phase: "scale_out", Field: "TotalTime", Op: "<", Func: "TotalTimeThreshold", Key: "basic/scaleOut", Base: float64(2 * time.Minute)}
 	heap := Check{Phase: "scale_out", Field: "KarpenterP95HeapMB", Op: "<", Func: "HeapThreshold", Key: "basic/scaleOut", Base: 120}
 	suites := []SuiteResult{
-		{Name: "regression", RunTime: time.Hour, Specs: []Spec{
+		{Name: "regression", Command: "make e2e-upstream", Commit: "abc", RunTime: time.Hour, Specs: []Spec{
 			{Name: "A passes", State: Passed}, {Name: "B fails", State: Failed, Reason: "timed out | waiting"},
 			{Name: "C skips", State: Skipped, Reason: "needs KWOK"}, {Name: "D filtered", State: NotRun},
 		}},
@@ -162,18 +163,18 @@ func TestWriteMarkdownListsEveryFailureAndSkipAndEachFigureAgainstItsThreshold(t
 		{Name: "disruption", Error: "build failed"},
 	}
 	var b strings.Builder
-	if err := WriteMarkdown(&b, Header{Command: "make e2e-upstream", Commit: "abc", Machine: "2 cores", Karpenter: "sigs.k8s.io/karpenter@v1.15.0"}, suites); err != nil {
+	if err := WriteMarkdown(&b, Header{Machine: "2 cores", Karpenter: "sigs.k8s.io/karpenter@v1.15.0"}, suites); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	for _, line := range []string{
-		"| regression | 4 | 1 | 1 | 1 | 1 | 1h0m0s |",
+		"| regression | 4 | 1 | 1 | 1 | 1 | 1h0m0s | abc |",
 		"- B fails: timed out \\| waiting",
 		"- C skips: needs KWOK",
 		"| scale_out | 1000 | 80 | TotalTime | 3m0s | < 2m0s | no |",
 		"| scale_out | 1000 | 80 | KarpenterP95HeapMB | 100 MB | < 120 MB | yes |",
 		"The suite did not report: build failed",
-		"- Command: `make e2e-upstream`",
+		"## regression\n\n`make e2e-upstream`",
 	} {
 		if !strings.Contains(out, line) {
 			t.Errorf("results lack %q:\n%s", line, out)
@@ -201,15 +202,12 @@ func TestConditionsComeFromTheProvidersPolicies(t *testing.T) {
 	}
 }
 
-func TestWorldHasFourZonesAndBothArchitectures(t *testing.T) {
-	raw, err := os.ReadFile("world.yaml")
+func TestFakeCloudHasFourZonesAndBothArchitectures(t *testing.T) {
+	cfg, err := config.Load("fakecloud.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := world.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := cfg.Model()
 	if err := world.Build(m, store.New(), capacity.New(), time.Now()); err != nil {
 		t.Fatalf("the fake refuses the world: %v", err)
 	}

@@ -29,6 +29,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -36,6 +37,9 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/upstream"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
+
+// defaultTimeout bounds a whole suite, as Karpenter's own CI does.
+const defaultTimeout = 3 * time.Hour
 
 func main() {
 	if err := run(); err != nil {
@@ -60,55 +64,94 @@ func run() error {
 	flags.StringVar(&o.Skip, "skip", "", "Ginkgo skip, passed to every suite")
 	flags.StringVar(&o.RepairCondition, "repair-condition", upstream.RepairCondition(), "node condition the repair specs inject")
 	flags.StringVar(&o.RebootCondition, "reboot-condition", upstream.RebootCondition(), "node condition the reboot specs inject")
-	flags.DurationVar(&o.Timeout, "timeout", 3*time.Hour, "bound of one suite")
+	flags.DurationVar(&o.Timeout, "timeout", defaultTimeout, "bound of one suite")
+	renderOnly := flags.Bool("render", false, "only write the results file again from the latest saved result of each suite")
 	_ = flags.Parse(os.Args[1:])
 	o.Suites = strings.Fields(*suites)
-	o.RunDir = filepath.Join(root, ".e2e", "upstream-"+time.Now().UTC().Format("20060102-150405"))
-	if _, err := os.Stat(o.Kubeconfig); err != nil {
-		return fmt.Errorf("no kind cluster (%w): run 'make kind-up' first", err)
-	}
+	runs := filepath.Join(root, ".e2e")
+	o.RunDir = filepath.Join(runs, "upstream-"+time.Now().UTC().Format("20060102-150405"))
 	module, err := upstream.ModuleVersion(o)
 	if err != nil {
 		return err
 	}
+	header := upstream.Header{Machine: machine(), Karpenter: module}
+	if *renderOnly {
+		return render(*out, runs, header)
+	}
+	if _, err := os.Stat(o.Kubeconfig); err != nil {
+		return fmt.Errorf("no kind cluster (%w): run 'make kind-up' first", err)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// The commit of the images and charts the suites run against: taken before anything else
+	// can move HEAD.
+	ranAt := commit()
 	remove, err := upstream.Install(ctx, o)
 	if err != nil {
 		return err
 	}
-	var results []upstream.SuiteResult
+	var saved error
 	for _, suite := range o.Suites {
-		results = append(results, upstream.RunSuite(ctx, o, suite))
+		result := upstream.RunSuite(ctx, o, suite)
+		result.Command, result.Commit = command(o, suite), ranAt
+		saved = errors.Join(saved, result.Save(filepath.Join(o.RunDir, suite, resultFile)))
 	}
 	// The cluster is left as it was found: no NodeClaim, no VM, no release of ours.
-	cleanup := errors.Join(upstream.AwaitNoNodeClaims(context.WithoutCancel(ctx), o.Kubeconfig, 10*time.Minute), remove())
+	cleanup := errors.Join(saved, remove())
+	return errors.Join(render(*out, runs, header), cleanup)
+}
 
-	header := upstream.Header{Command: command(o, *suites), Commit: commit(), Machine: machine(), Karpenter: module}
-	f, err := os.Create(*out)
+const resultFile = "result.json"
+
+// render writes the results file from the newest saved result of each suite, so that suites
+// run one at a time still make one file; each suite names the command and commit it ran at.
+func render(out, runs string, header upstream.Header) error {
+	paths, err := filepath.Glob(filepath.Join(runs, "upstream-*", "*", resultFile))
 	if err != nil {
-		return errors.Join(err, cleanup)
+		return err
+	}
+	sort.Strings(paths) // run folders are named after their start time
+	latest := map[string]upstream.SuiteResult{}
+	for _, path := range paths {
+		r, err := upstream.LoadResult(path)
+		if err != nil {
+			return err
+		}
+		latest[r.Name] = r
+	}
+	var results []upstream.SuiteResult
+	for _, suite := range upstream.Suites {
+		if r, ok := latest[suite]; ok {
+			results = append(results, r)
+		}
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("no saved results under %s: run the suites first", runs)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	if err := upstream.WriteMarkdown(f, header, results); err != nil {
-		return errors.Join(err, cleanup)
+		return err
 	}
-	fmt.Printf("upstream: results in %s, logs in %s\n", *out, o.RunDir)
-	return cleanup
+	fmt.Printf("upstream: results in %s\n", out)
+	return nil
 }
 
-// command is the make invocation that reproduces this run.
-func command(o upstream.Options, suites string) string {
-	parts := []string{"make e2e-upstream"}
-	if suites != strings.Join(upstream.Suites, " ") {
-		parts = append(parts, fmt.Sprintf("UPSTREAM_SUITES=%q", suites))
-	}
+// command is the make invocation that reproduces the run of one suite.
+func command(o upstream.Options, suite string) string {
+	parts := []string{"make e2e-upstream", "UPSTREAM_SUITES=" + suite}
 	if o.Focus != "" {
 		parts = append(parts, fmt.Sprintf("UPSTREAM_FOCUS=%q", o.Focus))
 	}
 	if o.Skip != "" {
 		parts = append(parts, fmt.Sprintf("UPSTREAM_SKIP=%q", o.Skip))
+	}
+	if o.Timeout != defaultTimeout {
+		parts = append(parts, "UPSTREAM_TIMEOUT="+o.Timeout.String())
 	}
 	return strings.Join(parts, " ")
 }

@@ -27,7 +27,10 @@ import (
 // NodePool returns a NodePool launching on-demand nodes from the named NodeClass, as the
 // documented NodePools do: CloudStack has no spot capacity, and a NodePool that allows spot
 // gets consolidation replacements that ask for spot only. Consolidation is off by default so
-// that only the consolidation suite sees nodes disappear under it.
+// that only the consolidation suite sees nodes disappear under it. Nodes are amd64 unless
+// Architectures says otherwise: the default world's arm64 template is in one zone only, and
+// specs (and the benchmarks' baseline, KWOK's amd64 catalogue) reason about one template per
+// zone.
 func NodePool(name, nodeClass string, opts ...func(*karpv1.NodePool)) *karpv1.NodePool {
 	np := &karpv1.NodePool{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "karpenter.sh/v1", Kind: "NodePool"},
@@ -36,9 +39,10 @@ func NodePool(name, nodeClass string, opts ...func(*karpv1.NodePool)) *karpv1.No
 			Template: karpv1.NodeClaimTemplate{
 				Spec: karpv1.NodeClaimTemplateSpec{
 					NodeClassRef: &karpv1.NodeClassReference{Group: apis.Group, Kind: "CloudStackNodeClass", Name: nodeClass},
-					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{
-						Key: karpv1.CapacityTypeLabelKey, Operator: corev1.NodeSelectorOpIn, Values: []string{karpv1.CapacityTypeOnDemand},
-					}},
+					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{
+						{Key: karpv1.CapacityTypeLabelKey, Operator: corev1.NodeSelectorOpIn, Values: []string{karpv1.CapacityTypeOnDemand}},
+						{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}},
+					},
 				},
 			},
 			Disruption: karpv1.Disruption{
@@ -61,6 +65,18 @@ func WithRequirement(key string, op corev1.NodeSelectorOperator, values ...strin
 	return func(np *karpv1.NodePool) {
 		np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements,
 			karpv1.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: values})
+	}
+}
+
+// Architectures replaces the NodePool's kubernetes.io/arch requirement; a second requirement
+// on the key would only narrow the first.
+func Architectures(archs ...string) func(*karpv1.NodePool) {
+	return func(np *karpv1.NodePool) {
+		for i, r := range np.Spec.Template.Spec.Requirements {
+			if r.Key == corev1.LabelArchStable {
+				np.Spec.Template.Spec.Requirements[i].Values = archs
+			}
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -36,6 +38,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/metrics"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
 // ProvisionTimeout bounds a scale-up of a few nodes on the fake cloud's default latency:
@@ -48,6 +51,17 @@ func (s *Suite) Create(ctx context.Context, objs ...client.Object) {
 	for _, o := range objs {
 		Expect(s.Env.Client.Create(ctx, o)).To(Succeed(), "creating %T %s", o, o.GetName())
 	}
+}
+
+// OwnedTags are the tags that make a VM this suite's cluster's, as its provider tags them: the
+// cluster's name and the UID of its kube-system namespace, then extra.
+func (s *Suite) OwnedTags(ctx context.Context, extra map[string]string) map[string]string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{}
+	Expect(s.Env.Client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, ns)).To(Succeed())
+	tags := map[string]string{csv1.TagCluster: s.Env.ClusterName, csv1.TagClusterUID: string(ns.UID)}
+	maps.Copy(tags, extra)
+	return tags
 }
 
 // ReadyNodes lists the Nodes whose Ready condition is True.

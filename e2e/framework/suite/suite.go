@@ -24,15 +24,19 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"sigs.k8s.io/yaml"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cloud"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
 // logTailLines is enough to see the last reconcile loops of each process around a failure.
@@ -46,9 +50,15 @@ type Suite struct {
 	identity string
 	// ccm runs the Apache CloudStack CCM in the suite's environment.
 	ccm bool
+	// peered runs a second cluster of the same name on the suite's fake cloud.
+	peered bool
+	// world replaces the fake cloud's embedded world; nil keeps it.
+	world *world.Model
 
 	Env   *framework.Environment
 	Cloud *cloud.Client
+	// Peer is the second cluster of WithPeer, with its own provider; its helpers act on it.
+	Peer *Suite
 
 	failed bool
 	// auditOffset is how far the audit log has been checked for refused requests.
@@ -72,10 +82,40 @@ func (s *Suite) WithCCM() *Suite {
 	return s
 }
 
+// WithWorld runs the suite's fake cloud on model instead of its embedded world; call it where
+// the suite is declared.
+func (s *Suite) WithWorld(model world.Model) *Suite {
+	s.world = &model
+	return s
+}
+
+// worldFile writes the suite's world as a fake cloud config file in the run folder; "" without one.
+func (s *Suite) worldFile(runDir string) (string, error) {
+	if s.world == nil {
+		return "", nil
+	}
+	data, err := yaml.Marshal(map[string]any{"world": s.world})
+	if err != nil {
+		return "", fmt.Errorf("encoding the suite's world, %w", err)
+	}
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return "", fmt.Errorf("creating run folder, %w", err)
+	}
+	path := filepath.Join(runDir, "world.yaml")
+	return path, os.WriteFile(path, data, 0o600)
+}
+
 // Run runs the specs of a suite package; its Test function calls it.
 func Run(t *testing.T, description string) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, description)
+}
+
+// WithPeer runs a second cluster, given the same CLUSTER_NAME, with its own provider on the
+// suite's fake cloud (Peer); call it where the suite is declared. The binary runtime only.
+func (s *Suite) WithPeer() *Suite {
+	s.peered = true
+	return s
 }
 
 func (s *Suite) setUp(ctx SpecContext) {
@@ -88,14 +128,22 @@ func (s *Suite) setUp(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	runtime := framework.RuntimeFromEnv()
 	GinkgoWriter.Printf("run folder %s (%s runtime)\n", paths.RunDir, runtime)
-	s.Env, err = framework.Start(ctx, framework.Options{
+	worldFile, err := s.worldFile(paths.RunDir)
+	Expect(err).NotTo(HaveOccurred())
+	opts := framework.Options{
+		World:            worldFile,
 		Paths:            paths,
 		Settings:         settings,
 		Runtime:          runtime,
 		ProviderEnv:      s.providerEnv,
 		ProviderIdentity: identity,
 		CCM:              s.ccm,
-	})
+	}
+	if s.peered {
+		s.Env, err = s.startWithPeer(ctx, opts)
+	} else {
+		s.Env, err = framework.Start(ctx, opts)
+	}
 	if err != nil {
 		s.failed = true
 		s.printLogs()
@@ -105,7 +153,52 @@ func (s *Suite) setUp(ctx SpecContext) {
 	s.Cloud = cloud.New(component.FakeCloudAPIURL(settings.FakePort), settings.APIKey, settings.SecretKey)
 }
 
+// startWithPeer starts the peer's cluster, then the suite's, so that the fake cloud's node
+// simulator serves both from its start; each provider names its own API server in the
+// userdata, which is what decides the cluster a VM's node joins.
+func (s *Suite) startWithPeer(ctx context.Context, o framework.Options) (*framework.Environment, error) {
+	if o.Runtime != cluster.RuntimeBinary {
+		return nil, fmt.Errorf("a peer cluster needs the binary runtime, not %s", o.Runtime)
+	}
+	paths, err := framework.DefaultPaths(s.name + "-peer")
+	if err != nil {
+		return nil, err
+	}
+	settings, err := framework.NewSettings(o.ClusterName)
+	if err != nil {
+		return nil, err
+	}
+	settings.FakePort, settings.APIKey, settings.SecretKey, settings.AdminToken = o.FakePort, o.APIKey, o.SecretKey, o.AdminToken
+	peer, err := framework.StartCluster(ctx, framework.Options{Paths: paths, Settings: settings, Runtime: o.Runtime, ProviderEnv: o.ProviderEnv, SharedCloud: true})
+	s.Peer = &Suite{name: s.name + "-peer", Env: peer, Cloud: cloud.New(component.FakeCloudAPIURL(o.FakePort), o.APIKey, o.SecretKey)}
+	if err != nil {
+		return nil, err
+	}
+	o.PeerKubeconfigs = []string{peer.Kubeconfig()}
+	env, err := framework.StartCluster(ctx, o)
+	if err != nil {
+		return env, err
+	}
+	for _, e := range []*framework.Environment{env, peer} {
+		endpoint, err := e.APIServerEndpoint()
+		if err != nil {
+			return env, err
+		}
+		e.ProviderEnv = append(e.ProviderEnv, "API_SERVER_ENDPOINT="+endpoint)
+	}
+	if err := env.StartProcesses(ctx); err != nil {
+		return env, err
+	}
+	return env, peer.StartProcesses(ctx)
+}
+
 func (s *Suite) tearDown(ctx SpecContext) {
+	if s.Peer != nil && s.Peer.Env != nil {
+		Expect(s.Peer.Env.Stop(ctx)).To(Succeed())
+		if !s.failed {
+			Expect(os.RemoveAll(s.Peer.Env.RunDir)).To(Succeed())
+		}
+	}
 	if s.Env == nil {
 		return
 	}
@@ -123,11 +216,18 @@ func (s *Suite) afterEach(ctx SpecContext) {
 		s.failed = true
 		s.printState(ctx)
 		s.printLogs()
+		if s.Peer != nil {
+			s.Peer.printState(ctx)
+			s.Peer.printLogs()
+		}
 		if len(refused) > 0 {
 			GinkgoWriter.Println(refusalReport(refused))
 		}
 	}
 	s.Reset(ctx)
+	if s.Peer != nil {
+		s.Peer.Reset(ctx)
+	}
 	// Requests made while resetting (draining, terminating) count too.
 	if refused = append(refused, s.newRefusals()...); len(refused) > 0 {
 		s.failed = true

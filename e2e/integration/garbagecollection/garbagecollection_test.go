@@ -39,6 +39,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 func init() {
@@ -55,19 +56,22 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 	if err := srv.SetJobLatency(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	deploy := func(name, displayName string, tagged bool) string {
+	deploy := func(name, displayName string, tags map[string]string) string {
 		t.Helper()
 		id := deployVM(t, srv, name, displayName)
-		if tagged {
-			tag(t, srv, id, cluster)
+		if tags != nil {
+			tag(t, srv, id, tags)
 		}
 		return id
 	}
-	leaked, claimed := deploy("leaked", "", true), deploy("claimed", "", true)
+	ours := map[string]string{v1.TagCluster: cluster, v1.TagClusterUID: test.ClusterUID}
+	leaked, claimed := deploy("leaked", "", ours), deploy("claimed", "", ours)
 	// A crash between deploy and createTags leaves only the owner mark the provider deploys with.
-	untagged := deploy("untagged", "untagged [karpenter:"+cluster+"]", false)
+	untagged := deploy("untagged", "untagged [karpenter:"+cluster+":"+test.ClusterUID+"]", nil)
 	// CloudStack's keyword search ignores case: another cluster's mark must not count.
-	othersUntagged := deploy("others-untagged", "others-untagged [karpenter:"+strings.ToUpper(cluster)+"]", false)
+	othersUntagged := deploy("others-untagged", "others-untagged [karpenter:"+strings.ToUpper(cluster)+":"+test.ClusterUID+"]", nil)
+	// Another cluster given the same name: only the UID tells it apart.
+	namesake := deploy("namesake", "namesake [karpenter:"+cluster+":other-uid]", map[string]string{v1.TagCluster: cluster, v1.TagClusterUID: "other-uid"})
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claimed"}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + claimed}},
 	).Build()
@@ -80,7 +84,7 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 	for name, id := range map[string]string{"leaked": leaked, "untagged": untagged} {
 		expectGone(t, instances, name, id)
 	}
-	for name, id := range map[string]string{"claimed": claimed, "other cluster's": othersUntagged} {
+	for name, id := range map[string]string{"claimed": claimed, "other cluster's": othersUntagged, "namesake cluster's": namesake} {
 		if _, err := instances.Get(ctx, id); err != nil {
 			t.Errorf("the %s VM was touched: %v", name, err)
 		}
@@ -102,7 +106,7 @@ func TestIntegrationGarbageCollectionEndsUnwatchedFailedLaunch(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := deployVM(t, srv, "unwatched", "")
-	tag(t, srv, id, cluster)
+	tag(t, srv, id, map[string]string{v1.TagCluster: cluster, v1.TagClusterUID: test.ClusterUID})
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		vms, err := srv.Client.ListVirtualMachines(ctx, csapi.Scope{}, csapi.VMFilter{IDs: []string{id}})
 		return err == nil && len(vms) == 1 && vms[0].State == instance.StateError, nil
@@ -138,16 +142,16 @@ func deployVM(t *testing.T, srv *fakecloud.Server, name, displayName string) str
 	return created.ID
 }
 
-func tag(t *testing.T, srv *fakecloud.Server, id, cluster string) {
+func tag(t *testing.T, srv *fakecloud.Server, id string, tags map[string]string) {
 	t.Helper()
-	if _, err := srv.Client.CreateTags(context.Background(), []string{id}, map[string]string{v1.TagCluster: cluster}); err != nil {
+	if _, err := srv.Client.CreateTags(context.Background(), []string{id}, tags); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // instancesOf is the instance provider of cluster over the fake cloud.
 func instancesOf(api csapi.API, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
-	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster},
+	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster, ClusterUID: test.ClusterUID},
 		instance.NewWatcher(api, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 }
 

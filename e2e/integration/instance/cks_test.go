@@ -96,7 +96,7 @@ func TestIntegrationLaunchesJoinAndLeaveTheCKSCluster(t *testing.T) {
 	if cluster == nil || cluster.ID != clusterID || cluster.Name != "prod" || !cluster.ExternalManaged() {
 		t.Fatalf("found %+v, want the ExternalManaged cluster prod", cluster)
 	}
-	c.useOptions(instance.Options{ClusterName: test.ClusterName, Membership: kubernetescluster.NewMembership(c.srv.Client, clock.RealClock{}, cluster)})
+	c.useOptions(instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID, Membership: kubernetescluster.NewMembership(c.srv.Client, clock.RealClock{}, cluster)})
 	if err := c.srv.Admin.ResetCalls(ctx); err != nil {
 		t.Fatal(err)
 	}

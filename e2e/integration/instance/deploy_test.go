@@ -58,9 +58,9 @@ func TestIntegrationTheDeployCarriesWhatTheNodeClassAsks(t *testing.T) {
 	if nc.Status.SSHKeyPairs, err = sshkey.NewDefaultProvider(c.srv.Client, newCache()).Resolve(ctx, nc); err != nil {
 		t.Fatal(err)
 	}
-	groups := affinitygroup.NewDefaultProvider(c.srv.Client, newCache(), test.ClusterName)
+	groups := affinitygroup.NewDefaultProvider(c.srv.Client, newCache(), test.ClusterName, test.ClusterUID)
 	c.affinity = groups
-	c.useOptions(instance.Options{ClusterName: test.ClusterName})
+	c.useOptions(instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID})
 	if c.types, err = instancetype.NewDefaultProvider("", fake.ModelPrices{}, c.unavailable).List(ctx, nc); err != nil {
 		t.Fatal(err)
 	}

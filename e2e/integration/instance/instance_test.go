@@ -77,7 +77,7 @@ func startCloud(t *testing.T, jobLatency time.Duration, fakeArgs ...string) *clo
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}, affinity: test.AffinityGroups{}}
-	c.useOptions(instance.Options{ClusterName: test.ClusterName})
+	c.useOptions(instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID})
 	c.types, _ = instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(ctx, nc)
 	if err := srv.Admin.ResetCalls(ctx); err != nil {
 		t.Fatal(err)

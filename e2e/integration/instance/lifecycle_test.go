@@ -31,8 +31,19 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
-// deployDirect deploys a VM behind the provider's back, as a crashed predecessor would have.
+// deployDirect deploys a VM behind the provider's back.
 func (c *cloud) deployDirect(t *testing.T, name string) string {
+	t.Helper()
+	return c.deployNamed(t, name, "")
+}
+
+// deployMarked deploys a VM as a crashed predecessor would have: with the owner mark, no tags.
+func (c *cloud) deployMarked(t *testing.T, name string) string {
+	t.Helper()
+	return c.deployNamed(t, name, name+" [karpenter:"+test.ClusterName+":"+test.ClusterUID+"]")
+}
+
+func (c *cloud) deployNamed(t *testing.T, name, displayName string) string {
 	t.Helper()
 	nc := c.nodeClass
 	zone := nc.Status.Zones[0].ID
@@ -41,7 +52,7 @@ func (c *cloud) deployDirect(t *testing.T, name string) string {
 		t.Fatalf("no network in zone %s", zone)
 	}
 	created, err := c.srv.Client.DeployVirtualMachine(context.Background(), csapi.DeployRequest{
-		Name: name, ZoneID: zone, ServiceOfferingID: nc.Status.ServiceOfferings[2].ID,
+		Name: name, DisplayName: displayName, ZoneID: zone, ServiceOfferingID: nc.Status.ServiceOfferings[2].ID,
 		TemplateID: nc.Status.Templates[0].ID, NetworkIDs: []string{nc.Status.Networks[network].ID},
 	})
 	if err != nil {
@@ -56,11 +67,11 @@ func TestIntegrationCreateAfterACrashAdoptsTheVM(t *testing.T) {
 	offering := c.nodeClass.Status.ServiceOfferings[2].InstanceType
 
 	// A crash between deploy and tagging.
-	untagged := c.deployDirect(t, "crashed-before-tagging")
+	untagged := c.deployMarked(t, "crashed-before-tagging")
 
 	// A crash after tagging, before the NodeClaim recorded the launch.
-	tagged := c.deployDirect(t, "crashed-after-tagging")
-	jobID, err := c.srv.Client.CreateTags(ctx, []string{tagged}, map[string]string{v1.TagCluster: test.ClusterName})
+	tagged := c.deployMarked(t, "crashed-after-tagging")
+	jobID, err := c.srv.Client.CreateTags(ctx, []string{tagged}, map[string]string{v1.TagCluster: test.ClusterName, v1.TagClusterUID: test.ClusterUID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +108,7 @@ func TestIntegrationListPagesPast500VMs(t *testing.T) {
 		ids = append(ids, c.deployDirect(t, fmt.Sprintf("paged-%d", i)))
 	}
 	for start := 0; start < vms; start += 6 {
-		if _, err := c.srv.Client.CreateTags(ctx, ids[start:min(start+6, vms)], map[string]string{v1.TagCluster: test.ClusterName}); err != nil {
+		if _, err := c.srv.Client.CreateTags(ctx, ids[start:min(start+6, vms)], map[string]string{v1.TagCluster: test.ClusterName, v1.TagClusterUID: test.ClusterUID}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -106,14 +117,15 @@ func TestIntegrationListPagesPast500VMs(t *testing.T) {
 	}
 	// ListAll: the default world has no room for 1100 VMs, so some end in Error; paging is
 	// what is under test, and List shares the listing. The fourth call lists VMs carrying the
-	// owner mark by keyword: none here, as these were deployed behind the provider's back.
+	// owner mark by keyword: none here, as these were deployed behind the provider's back. The
+	// default world has projects, so both listings are made once more over every project.
 	all, err := c.provider.ListAll(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	byCommand, _ := c.calls(t)
-	if len(all) != vms || byCommand["listVirtualMachines"] != 4 {
-		t.Fatalf("found %d VMs with %d listVirtualMachines calls, want %d VMs in 3 pages and a keyword listing", len(all), byCommand["listVirtualMachines"], vms)
+	if len(all) != vms || byCommand["listVirtualMachines"] != 6 {
+		t.Fatalf("found %d VMs with %d listVirtualMachines calls, want %d VMs in 3 pages and a keyword listing, and one of each over every project", len(all), byCommand["listVirtualMachines"], vms)
 	}
 }
 

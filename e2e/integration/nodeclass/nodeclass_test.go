@@ -78,7 +78,7 @@ var _ = Describe("Against the fake cloud binary", Label("integration"), func() {
 	var real *nodeclass.Controller
 	BeforeEach(func() {
 		server := fakecloud.Start(GinkgoT(), fakecloud.Options{})
-		affinityGroups := affinitygroup.NewDefaultProvider(server.Client, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), test.ClusterName)
+		affinityGroups := affinitygroup.NewDefaultProvider(server.Client, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), test.ClusterName, test.ClusterUID)
 		real = nodeclass.NewController(env.Client, recorder, nodeclass.NewProviders(server.Client, affinityGroups, ""))
 	})
 
@@ -93,11 +93,11 @@ var _ = Describe("Against the fake cloud binary", Label("integration"), func() {
 		Expect(nodeClass.StatusConditions().Root().IsTrue()).To(BeTrue(), "%v", nodeClass.Status.Conditions)
 		Expect(lo.Map(nodeClass.Status.Zones, func(z v1.Zone, _ int) string { return z.Name })).To(ConsistOf("zone-a", "zone-b", "zone-c"))
 		Expect(lo.Map(nodeClass.Status.Networks, func(n v1.Network, _ int) string { return n.Name })).To(ConsistOf("k8s-zone-a", "k8s-zone-b", "k8s-zone-c"))
-		Expect(nodeClass.Status.Templates).To(HaveLen(3))
-		for _, t := range nodeClass.Status.Templates {
-			Expect(t.Name).To(Equal("ubuntu-24.04-kube-v1.36"))
-			Expect(t.Architecture).To(Equal("amd64"))
-		}
+		// The arm64 build is in zone-a only; the arch comes from listTemplates' arch field.
+		zoneNames := lo.SliceToMap(nodeClass.Status.Zones, func(z v1.Zone) (string, string) { return z.ID, z.Name })
+		Expect(lo.Map(nodeClass.Status.Templates, func(t v1.Template, _ int) string { return zoneNames[t.ZoneID] + "/" + t.Architecture + "/" + t.Name })).To(ConsistOf(
+			"zone-a/amd64/ubuntu-24.04-kube-v1.36", "zone-b/amd64/ubuntu-24.04-kube-v1.36", "zone-c/amd64/ubuntu-24.04-kube-v1.36",
+			"zone-a/arm64/ubuntu-24.04-kube-v1.36-arm64"))
 		offerings := lo.KeyBy(nodeClass.Status.ServiceOfferings, func(o v1.ServiceOffering) string { return o.Name })
 		Expect(offerings).To(HaveKey("gp.small"))
 		Expect(offerings).ToNot(HaveKey("mem.large"))

@@ -115,6 +115,44 @@ var _ = Describe("Capacity", func() {
 		Expect(s.FakeCalls(ctx, "deployVirtualMachine", "") - before).To(BeNumerically("<=", maxDeploysInWindow))
 	}, SpecTimeout(5*time.Minute))
 
+	It("launches exactly what a project's VM limit leaves and reports the rest on the NodePool, with no refused deploy", func(ctx SpecContext) {
+		projectID, err := s.Cloud.ProjectID(limitedProject)
+		Expect(err).NotTo(HaveOccurred())
+		deploys, refused := s.FakeCalls(ctx, "deployVirtualMachine", ""), s.FakeCalls(ctx, "deployVirtualMachine", "535")
+		s.CreateDefaultNodeClass(ctx, func(nc *csv1.CloudStackNodeClass) { nc.Spec.Project = projectID })
+		np := s.CreateNodePool(ctx)
+		s.Create(ctx, objects.Deployment("limited", projectVMLimit+5, objects.Resources("cpu", "500m", "memory", "512Mi"), objects.OnePerNode("limited")))
+		s.EventuallyPodsRunning(ctx, "limited", projectVMLimit, suite.ProvisionTimeout)
+
+		By("reporting the limit in one event on the NodePool")
+		Eventually(func(g Gomega) {
+			events := &corev1.EventList{}
+			g.Expect(s.Env.Client.List(ctx, events)).To(Succeed())
+			var onNodePool []corev1.Event
+			for _, e := range events.Items {
+				if e.Reason == "CloudStackLimitReached" {
+					g.Expect(e.InvolvedObject.Kind).To(Equal("NodePool"), "a limit event on a %s", e.InvolvedObject.Kind)
+					onNodePool = append(onNodePool, e)
+				}
+			}
+			g.Expect(onNodePool).To(ConsistOf(And(
+				HaveField("InvolvedObject.Name", np.Name),
+				HaveField("Type", corev1.EventTypeWarning),
+				HaveField("Message", ContainSubstring("user_vm limit of project")))))
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
+
+		By("holding at the limit without deploys CloudStack refuses")
+		Consistently(func(g Gomega) {
+			vms, err := s.LiveVMs()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(vms).To(HaveLen(projectVMLimit))
+			g.Expect(vms).To(HaveEach(HaveField("State", Not(Equal("Error")))))
+			g.Expect(s.RunningPods(ctx, "limited")).To(HaveLen(projectVMLimit))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(5 * time.Second).Should(Succeed())
+		Expect(s.FakeCalls(ctx, "deployVirtualMachine", "") - deploys).To(BeNumerically("==", projectVMLimit))
+		Expect(s.FakeCalls(ctx, "deployVirtualMachine", "535") - refused).To(BeZero())
+	}, SpecTimeout(6*time.Minute))
+
 	It("places a burst of a strict anti-affinity NodePool's VMs on pairwise different hosts", func(ctx SpecContext) {
 		const burst = 8
 		deploys := s.FakeCalls(ctx, "deployVirtualMachine", "")

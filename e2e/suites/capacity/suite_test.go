@@ -20,9 +20,27 @@ import (
 	"testing"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
-var s = suite.New("capacity")
+// limitedProject is the default world's project, with room for projectVMLimit VMs: only
+// NodeClasses in the project meet the limit, the other specs deploy for the account.
+const (
+	limitedProject = "k8s"
+	projectVMLimit = 3
+)
+
+var s = suite.New("capacity").WithWorld(limitedWorld())
+
+func limitedWorld() world.Model {
+	model := world.Default()
+	for i := range model.Projects {
+		if model.Projects[i].Name == limitedProject {
+			model.Projects[i].Limits = map[string]int64{"user_vm": projectVMLimit}
+		}
+	}
+	return model
+}
 
 func TestCapacity(t *testing.T) {
 	suite.Run(t, "Capacity")

@@ -21,6 +21,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/samber/lo"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -70,13 +71,15 @@ var _ = Describe("Drift", func() {
 	}, SpecTimeout(10*time.Minute))
 })
 
-// resolvedTemplate is the template the NodeClass launches from (cross-zone: one name).
+// resolvedTemplate is the template the NodeClass launches the NodePool's amd64 nodes from
+// (cross-zone: one name).
 func resolvedTemplate(ctx SpecContext) string {
 	GinkgoHelper()
 	nc := &csv1.CloudStackNodeClass{}
 	Expect(s.Env.Client.Get(ctx, client.ObjectKey{Name: suite.DefaultName}, nc)).To(Succeed())
-	Expect(nc.Status.Templates).NotTo(BeEmpty())
-	return nc.Status.Templates[0].Name
+	amd64, ok := lo.Find(nc.Status.Templates, func(t csv1.Template) bool { return t.Architecture == "amd64" })
+	Expect(ok).To(BeTrue(), "no amd64 template in %v", nc.Status.Templates)
+	return amd64.Name
 }
 
 // expectRolled waits until every original node is replaced by one whose VM runs template, and

@@ -70,11 +70,10 @@ var _ = Describe("Projects", func() {
 	It("garbage-collects a VM of the cluster leaked in a NodeClass's project", func(ctx SpecContext) {
 		// The NodeClass tells the provider to look in the project.
 		s.CreateDefaultNodeClass(ctx, inProject)
-		leaked := map[string]string{
-			csv1.TagCluster:   s.Env.ClusterName,
+		leaked := s.OwnedTags(ctx, map[string]string{
 			csv1.TagNodePool:  suite.DefaultName,
 			csv1.TagNodeClaim: "leaked-in-project",
-		}
+		})
 		leakedID, err := s.Cloud.DeployInProject(projectID, "leaked-in-project", "zone-a", "gp.small", "ubuntu-24.04-kube-v1.36", "k8s-project-zone-a", leaked)
 		Expect(err).NotTo(HaveOccurred())
 		s.EventuallyVMGone(ctx, leakedID, gcTimeout)

@@ -32,6 +32,9 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
 )
 
+// armTemplate is the default world's aarch64 template, registered in zone-a only.
+const armTemplate = "ubuntu-24.04-kube-v1.36-arm64"
+
 // generalPurpose keeps the choice to one family, where a bigger offering always costs more, so
 // the right size has one answer.
 var generalPurpose = objects.WithRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn,
@@ -140,6 +143,47 @@ var _ = Describe("Provisioning", func() {
 		gpus := node.Status.Capacity[corev1.ResourceName(csv1.ResourceGPU)]
 		Expect(gpus.Value()).To(BeEquivalentTo(1))
 		expectAllocatableAsPromised(ctx)
+	}, SpecTimeout(5*time.Minute))
+
+	It("launches arm64 where an arm64 template resolves and nowhere else", func(ctx SpecContext) {
+		s.CreateNodePool(ctx, generalPurpose, objects.Architectures("amd64", "arm64"))
+		// Both pods reach Karpenter in one batch: a NodeClaim for the second would be planned
+		// alongside the first one's.
+		arm64 := objects.NodeSelector(corev1.LabelArchStable, "arm64")
+		s.Create(ctx,
+			objects.Pod("arm", objects.Resources("cpu", "500m", "memory", "512Mi"), arm64),
+			objects.Pod("arm-zone-b", objects.Resources("cpu", "500m", "memory", "512Mi"), arm64, objects.NodeSelector(corev1.LabelTopologyZone, "zone-b")))
+
+		pod := s.EventuallyPodsRunning(ctx, "arm", 1, suite.ProvisionTimeout)[0]
+		node := s.NodeOf(ctx, &pod)
+		By("booting the arm64 template of zone-a, the only zone that has one")
+		vm := s.ExpectOneLiveVM()
+		Expect(vm.Template).To(Equal(armTemplate))
+		Expect(vm.Zone).To(Equal("zone-a"))
+		By("reporting arm64 from the node's kubelet, as the template's architecture")
+		Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelArchStable, "arm64"))
+		Expect(node.Labels).To(HaveKeyWithValue("beta.kubernetes.io/arch", "arm64"))
+		Expect(node.Status.NodeInfo.Architecture).To(Equal("arm64"))
+
+		By("leaving arm64 in zone-b pending, with no NodeClaim or VM for it")
+		Eventually(func(g Gomega) {
+			events := &corev1.EventList{}
+			g.Expect(s.Env.Client.List(ctx, events, client.InNamespace(objects.Namespace))).To(Succeed())
+			g.Expect(events.Items).To(ContainElement(And(
+				HaveField("InvolvedObject.Name", "arm-zone-b"), HaveField("Reason", "FailedScheduling"),
+				HaveField("Message", HavePrefix("Failed to schedule pod")))), "Karpenter has not considered the pod yet")
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+		Consistently(func(g Gomega) {
+			pending := &corev1.Pod{}
+			g.Expect(s.Env.Client.Get(ctx, client.ObjectKey{Namespace: objects.Namespace, Name: "arm-zone-b"}, pending)).To(Succeed())
+			g.Expect(pending.Spec.NodeName).To(BeEmpty())
+			claims, err := s.NodeClaims(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(claims).To(HaveLen(1))
+			vms, err := s.LiveVMs()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(vms).To(HaveLen(1))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(2 * time.Second).Should(Succeed())
 	}, SpecTimeout(5*time.Minute))
 
 	It("spreads pods over every zone", func(ctx SpecContext) {

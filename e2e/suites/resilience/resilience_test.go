@@ -84,11 +84,10 @@ var _ = Describe("Resilience", func() {
 	}, SpecTimeout(10*time.Minute))
 
 	It("garbage-collects VMs tagged for the cluster that no NodeClaim owns, and only those", func(ctx SpecContext) {
-		leaked := map[string]string{
-			csv1.TagCluster:   s.Env.ClusterName,
+		leaked := s.OwnedTags(ctx, map[string]string{
 			csv1.TagNodePool:  suite.DefaultName,
 			csv1.TagNodeClaim: "leaked-e2e",
-		}
+		})
 		foreign := map[string]string{csv1.TagCluster: "another-cluster"}
 		leakedID, err := s.Cloud.Deploy("leaked-e2e", "zone-a", "gp.small", "ubuntu-24.04-kube-v1.36", "k8s-zone-a", leaked)
 		Expect(err).NotTo(HaveOccurred())

@@ -51,7 +51,7 @@ func parseFlags(args []string) (flags, error) {
 	str(&f.apiKey, "api-key", "", "API key of the admin account; generated and printed when empty")
 	str(&f.secretKey, "secret-key", "", "secret key of the admin account; generated and printed when empty")
 	str(&f.configFile, "config", "", "YAML file with the world and its behaviour; the embedded default world otherwise")
-	str(&f.kubeconfig, "kubeconfig", "", "kubeconfig of a cluster where running VMs become nodes (node simulator)")
+	str(&f.kubeconfig, "kubeconfig", "", "kubeconfig of a cluster where running VMs become nodes (node simulator); several, comma-separated, give each cluster the VMs whose userdata joins its API server")
 	str(&f.stateFile, "state-file", "", "file the state is loaded from at start and written to after every change")
 	str(&f.adminToken, "admin-token", "", "token the /admin endpoints require (Authorization: Bearer <token>); generated and printed when empty")
 	str(&f.addrFile, "addr-file", "", "file to write the base URL to once listening, for harnesses that use port 0")

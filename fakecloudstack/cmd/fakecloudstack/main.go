@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -102,8 +103,11 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 		}
 	}
 	if f.kubeconfig != "" {
-		if err := startNodeSimulator(ctx, f.kubeconfig, srv.Store(), log); err != nil {
-			return err
+		kubeconfigs := strings.Split(f.kubeconfig, ",")
+		for _, kubeconfig := range kubeconfigs {
+			if err := startNodeSimulator(ctx, kubeconfig, len(kubeconfigs) > 1, srv.Store(), log); err != nil {
+				return err
+			}
 		}
 	}
 	served := serve(ctx, ln, srv, serverTimeouts)

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -36,18 +37,28 @@ const (
 	kubeBurst = 400
 )
 
-// startNodeSimulator runs the simulator in the background until ctx ends.
-func startNodeSimulator(ctx context.Context, kubeconfig string, st *store.Store, log *slog.Logger) error {
+// startNodeSimulator runs the simulator in the background until ctx ends. With shared, the
+// cloud serves several clusters and this one gets only the VMs whose userdata joins its API
+// server, as a kubelet joins the cluster its bootstrap configuration names.
+func startNodeSimulator(ctx context.Context, kubeconfig string, shared bool, st *store.Store, log *slog.Logger) error {
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
-		return fmt.Errorf("loading kubeconfig, %w", err)
+		return fmt.Errorf("loading kubeconfig %s, %w", kubeconfig, err)
+	}
+	var src nodesim.Source = nodesource.New(st)
+	if shared {
+		server, err := url.Parse(restConfig.Host)
+		if err != nil || server.Host == "" {
+			return fmt.Errorf("kubeconfig %s names no API server host:port (%q)", kubeconfig, restConfig.Host)
+		}
+		src = nodesim.JoiningAt(src, server.Host)
 	}
 	restConfig.QPS, restConfig.Burst = kubeQPS, kubeBurst
 	client, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return fmt.Errorf("building kubernetes client, %w", err)
 	}
-	sim := nodesim.New(nodesim.Options{Logger: log}, client, nodesource.New(st))
+	sim := nodesim.New(nodesim.Options{Logger: log}, client, src)
 	go func() {
 		if err := sim.Run(ctx); err != nil && ctx.Err() == nil {
 			log.Error("node simulator stopped", "error", err)

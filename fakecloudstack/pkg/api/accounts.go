@@ -57,6 +57,7 @@ type accountResponse struct {
 	DomainPath  string         `json:"domainpath"`
 	State       string         `json:"state"`
 	User        []userResponse `json:"user"`
+	resourceCounts
 }
 
 type domainResponse struct {
@@ -68,12 +69,14 @@ type domainResponse struct {
 	HasChild         bool   `json:"haschild"`
 	Path             string `json:"path"`
 	State            string `json:"state"`
+	resourceCounts
 }
 
-func accountScopeParams() []Param {
+// domainResourceParams are BaseListDomainResourcesCmd's, which listAccounts and listUsers
+// extend; listDomains is a plain BaseListCmd with listall and none of domainid or isrecursive.
+func domainResourceParams() []Param {
 	return append([]Param{
 		{Name: "id", Type: "uuid", Description: "the ID of the resource"},
-		{Name: "name", Type: "string", Description: "the name of the resource"},
 		{Name: "domainid", Type: "uuid", Description: "list only resources belonging to the domain specified", Related: "listDomains"},
 		{Name: "listall", Type: "boolean", Description: "true to list every resource the caller may see (admins: the domain's subtree)"},
 		{Name: "isrecursive", Type: "boolean", Description: "with domainid, also the resources of its subdomains"},
@@ -83,13 +86,19 @@ func accountScopeParams() []Param {
 func (b *Backend) accountCommands() []Command {
 	return []Command{
 		{Name: "listAccounts", Description: "Lists accounts and provides detailed account information for listed accounts",
-			Params: accountScopeParams(), Response: idNameFields("account"), Handle: b.listAccounts},
+			Params:   append(domainResourceParams(), Param{Name: "name", Type: "string", Description: "list account by account name"}),
+			Response: idNameFields("account"), Handle: b.listAccounts},
 		{Name: "listUsers", Description: "Lists user accounts",
-			Params: append(accountScopeParams(), Param{Name: "username", Type: "string", Description: "List user by the username"},
+			Params: append(domainResourceParams(), Param{Name: "username", Type: "string", Description: "List user by the username"},
 				Param{Name: "account", Type: "string", Description: "list users of the account (with domainid)"}),
 			Response: idNameFields("user"), Handle: b.listUsers},
 		{Name: "listDomains", Description: "Lists domains and provides detailed information for listed domains",
-			Params:   append(accountScopeParams(), Param{Name: "level", Type: "integer", Description: "List domains by domain level."}),
+			Params: append([]Param{
+				{Name: "id", Type: "uuid", Description: "List domain by domain ID."},
+				{Name: "name", Type: "string", Description: "List domain by domain name."},
+				{Name: "level", Type: "integer", Description: "List domains by domain level."},
+				{Name: "listall", Type: "boolean", Description: "If set to false, list only resources belonging to the command's caller; if set to true - list resources that the caller is authorized to see. Default value is false"},
+			}, pageParams()...),
 			Response: idNameFields("domain"), Handle: b.listDomains},
 	}
 }
@@ -119,17 +128,14 @@ func (b *Backend) listUsers(r *Request) (any, error) {
 	}, userResponseOf)
 }
 
-// listDomains shows the caller's domain, or domainid's, and with listall or isrecursive its
-// subdomains too.
+// listDomains shows the caller's domain and, with listall, its subdomains too. ListDomainsCmd
+// has no domainid or isrecursive: CloudStack ignores them, as every unknown parameter.
 func (b *Backend) listDomains(r *Request) (any, error) {
-	domains, err := b.visibleDomains(r)
-	if err != nil {
-		return nil, err
-	}
+	domains := b.subtree(r.Account.DomainID, r.Bool("listall", false))
 	return filterList(r, "domain", b.domains(), func(d domainResponse) bool {
 		return domains[d.ID] && (!r.Has("id") || d.ID == r.Get("id")) && (!r.Has("name") || d.Name == r.Get("name")) &&
 			(!r.Has("level") || r.Get("level") == strconv.Itoa(d.Level)) && keywordMatch(r.Get("keyword"), d.Name)
-	}, func(d domainResponse) domainResponse { return d })
+	}, b.withCounts)
 }
 
 func (b *Backend) visibleAccounts(r *Request) (func(store.Account) bool, error) {
@@ -159,15 +165,20 @@ func (b *Backend) visibleDomains(r *Request) (map[string]bool, error) {
 			return nil, unknownID(r, "domainid")
 		}
 	}
+	return b.subtree(id, r.Bool("listall", false) || r.Bool("isrecursive", false)), nil
+}
+
+// subtree is the domain id and, when recursive, its subdomains.
+func (b *Backend) subtree(id string, recursive bool) map[string]bool {
 	out := map[string]bool{id: true}
-	if r.Bool("listall", false) || r.Bool("isrecursive", false) {
+	if recursive {
 		for _, d := range b.domains() {
 			if d.ParentDomainID == id {
 				out[d.ID] = true
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (b *Backend) domainExists(id string) bool {
@@ -227,7 +238,20 @@ func (b *Backend) accountResponseOf(a store.Account) accountResponse {
 		path += "/" + a.Domain
 	}
 	return accountResponse{ID: a.ID, Name: a.Name, AccountType: accountType(a), RoleType: roleType(a), DomainID: a.DomainID, Domain: a.Domain,
-		DomainPath: path, State: "enabled", User: []userResponse{userResponseOf(a)}}
+		DomainPath: path, State: "enabled", User: []userResponse{userResponseOf(a)}, resourceCounts: b.countsOf([]string{a.ID}, a.Limits, a.Admin)}
+}
+
+// withCounts adds what the domain's accounts and projects use; the fake's domains have no
+// limits of their own.
+func (b *Backend) withCounts(d domainResponse) domainResponse {
+	var owners []string
+	for _, a := range b.Store.Accounts.List() {
+		if a.DomainID == d.ID {
+			owners = append(owners, a.ID)
+		}
+	}
+	d.resourceCounts = b.countsOf(owners, nil, false)
+	return d
 }
 
 func userResponseOf(a store.Account) userResponse {

@@ -81,6 +81,8 @@ type Settings struct {
 	// KubernetesServiceEnabled is cloud.kubernetes.service.enabled, listCapabilities'
 	// kubernetesserviceenabled.
 	KubernetesServiceEnabled bool
+	// QuotaEnabled is quota.enable.service, which quotaIsEnabled reports.
+	QuotaEnabled bool
 }
 
 // DefaultSettings are the simulator's values: a one-minute expunge delay instead of a day.
@@ -114,7 +116,7 @@ func (b *Backend) Commands() map[string]Command {
 		b.zoneCommands(), b.offeringCommands(), b.templateCommands(), b.networkCommands(),
 		b.keyPairCommands(), b.affinityCommands(), b.vmCommands(), b.tagCommands(),
 		b.jobCommands(), b.limitCommands(), b.discoveryCommands(), b.managementCommands(),
-		b.projectCommands(), b.accountCommands(),
+		b.projectCommands(), b.accountCommands(), b.quotaCommands(),
 	} {
 		for _, c := range group {
 			commands[c.Name] = c

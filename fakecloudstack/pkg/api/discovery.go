@@ -19,6 +19,8 @@ package api
 import (
 	"slices"
 	"strings"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cserr"
 )
 
 // CloudStackVersion is the version listCapabilities reports.
@@ -85,6 +87,10 @@ func (b *Backend) listApis(r *Request) (any, error) {
 		}
 		out = append(out, apiResponse{Name: c.Name, Description: c.Description, IsAsync: c.Async,
 			Related: related(c), Params: params, Response: c.Response})
+	}
+	if r.Has("name") && len(out) == 0 {
+		// ListApisCmd: discovery answers nothing for a name the caller may not call.
+		return nil, cserr.New(cserr.InternalError, cserr.CSGeneric, "Api Discovery plugin was unable to find an api by that name or process any apis")
 	}
 	return List{Key: "api", Count: len(out), Items: out}, nil
 }

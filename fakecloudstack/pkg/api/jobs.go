@@ -79,7 +79,7 @@ func (b *Backend) queryAsyncJobResult(r *Request) (any, error) {
 func (b *Backend) listAsyncJobs(r *Request) (any, error) {
 	var since time.Time
 	if v := r.Get("startdate"); v != "" {
-		t, err := parseStartDate(v)
+		t, err := parseDate("listasyncjobs", v)
 		if err != nil {
 			return nil, err
 		}
@@ -93,13 +93,14 @@ func (b *Backend) listAsyncJobs(r *Request) (any, error) {
 	return pagedList(r, "asyncjobs", out)
 }
 
-func parseStartDate(v string) (time.Time, error) {
+// parseDate reads a date parameter of command (lower case) in the forms CloudStack accepts.
+func parseDate(command, v string) (time.Time, error) {
 	for _, layout := range startDateLayouts {
 		if t, err := time.Parse(layout, v); err == nil {
 			return t, nil
 		}
 	}
-	return time.Time{}, cserr.Param("Unable to parse date %s for command listasyncjobs, please pass dates in the format mentioned in the api documentation", v)
+	return time.Time{}, cserr.Param("Unable to parse date %s for command %s, please pass dates in the format mentioned in the api documentation", v, command)
 }
 
 func (b *Backend) jobResponseOf(j jobs.Job) jobResponse {

@@ -24,7 +24,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
 
-// resourceType is one of CloudStack's limited resource types the fake counts.
+// resourceType is one of CloudStack's limited resource types the fake counts; resourceTypes
+// lists user_vm, cpu and memory in that order.
 type resourceType struct {
 	number int
 	name   string
@@ -70,6 +71,7 @@ func (b *Backend) limitCommands() []Command {
 		Params: append([]Param{
 			{Name: "resourcetype", Type: "integer", Description: "Type of resource: 0 user_vm, 8 cpu, 9 memory"},
 			{Name: "resourcetypename", Type: "string", Description: "Type of resource by name: user_vm, cpu, memory"},
+			{Name: "projectid", Type: "uuid", Description: "list the limits of the project", Related: "listProjects"},
 		}, pageParams()...),
 		Response: []Field{{Name: "resourcetypename", Type: "string", Description: "resource type name"}, {Name: "max", Type: "long", Description: "the maximum number of the resource, -1 for unlimited"}},
 		Handle:   b.listResourceLimits,
@@ -84,15 +86,20 @@ func (b *Backend) limitCommands() []Command {
 	}}
 }
 
+// listResourceLimits lists the limits of the caller's account, or of the project projectid names.
 func (b *Backend) listResourceLimits(r *Request) (any, error) {
+	owner, err := b.owner(r)
+	if err != nil {
+		return nil, err
+	}
 	var out []limitResponse
 	for _, t := range resourceTypes {
 		if (r.Has("resourcetype") && r.Get("resourcetype") != strconv.Itoa(t.number)) ||
 			(r.Has("resourcetypename") && r.Get("resourcetypename") != t.name) {
 			continue
 		}
-		out = append(out, limitResponse{Account: r.Account.Name, DomainID: r.Account.DomainID, Domain: r.Account.Domain,
-			ResourceType: strconv.Itoa(t.number), ResourceTypeName: t.name, Max: limitOf(r.Account, t.name)})
+		out = append(out, limitResponse{Account: owner.Name, DomainID: owner.DomainID, Domain: owner.Domain,
+			ResourceType: strconv.Itoa(t.number), ResourceTypeName: t.name, Max: limitOf(owner, t.name)})
 	}
 	return pagedList(r, "resourcelimit", out)
 }

@@ -40,6 +40,7 @@ type projectResponse struct {
 	State              string         `json:"state"`
 	Created            string         `json:"created"`
 	Tags               []tagResponse  `json:"tags"`
+	resourceCounts
 }
 
 func (b *Backend) projectCommands() []Command {
@@ -91,7 +92,7 @@ func (b *Backend) projectResponseOf(p store.Project) projectResponse {
 	account, _ := b.Store.Accounts.Get(p.AccountID)
 	return projectResponse{ID: p.ID, Name: p.Name, DisplayText: p.DisplayText, DomainID: p.DomainID, Domain: p.Domain,
 		Owner: []projectOwner{{Account: owner.Name, AccountID: owner.ID}}, ProjectAccountName: account.Name, State: "Active",
-		Created: date(p.Created), Tags: []tagResponse{}}
+		Created: date(p.Created), Tags: []tagResponse{}, resourceCounts: b.countsOf([]string{account.ID}, account.Limits, false)}
 }
 
 // owners are the accounts whose resources a list call shows, as buildACLSearchParameters

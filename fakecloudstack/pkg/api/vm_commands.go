@@ -223,8 +223,13 @@ func (b *Backend) finishReboot(id string, _ bool, _ map[string]string, injected 
 	if injected != nil {
 		return nil, injected
 	}
-	vm, _ := b.Store.VM(id)
-	if vm.State != store.Running {
+	running := false
+	vm, _ := b.Store.UpdateVM(id, func(v *store.VM) {
+		if running = v.State == store.Running; running {
+			v.Reboots++
+		}
+	})
+	if !running {
 		return nil, cserr.InvalidParam("The VM %s (%s) is not running, unable to reboot it", id, displayNameOrHostName(vm))
 	}
 	return b.vmResult(vm), nil

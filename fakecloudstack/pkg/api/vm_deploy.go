@@ -31,7 +31,9 @@ func (b *Backend) deployCommand() Command {
 		Params: []Param{
 			{Name: "zoneid", Type: "uuid", Required: true, Description: "availability zone for the virtual machine", Related: "listZones"},
 			{Name: "serviceofferingid", Type: "uuid", Required: true, Description: "the ID of the service offering for the virtual machine", Related: "listServiceOfferings"},
-			{Name: "templateid", Type: "uuid", Required: true, Description: "the ID of the template for the virtual machine", Related: "listTemplates"},
+			{Name: "templateid", Type: "uuid", Description: "the ID of the template for the virtual machine", Related: "listTemplates"},
+			{Name: "volumeid", Type: "uuid", Description: "the ID of the volume to deploy the virtual machine from", Related: "listVolumes"},
+			{Name: "snapshotid", Type: "uuid", Description: "the ID of the snapshot to deploy the virtual machine from", Related: "listSnapshots"},
 			{Name: "name", Type: "string", Description: "host name for the virtual machine"},
 			{Name: "displayname", Type: "string", Description: "an optional user generated name for the virtual machine"},
 			{Name: "networkids", Type: "list", Description: "list of network ids used by virtual machine", Related: "listNetworks"},
@@ -96,7 +98,7 @@ func (b *Backend) planDeploy(r *Request) (deployPlan, error) {
 	if err != nil {
 		return deployPlan{}, err
 	}
-	tpl, err := lookup(r, b.Store.Templates, "templateid")
+	tpl, err := b.deploySource(r)
 	if err != nil {
 		return deployPlan{}, err
 	}
@@ -243,4 +245,25 @@ func defaultTo(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// deploySource is the template to deploy from. CloudStack's DeployVMCmd.create takes exactly one
+// of templateid, volumeid and snapshotid; the fake holds no volumes or snapshots, so their ids
+// never resolve.
+func (b *Backend) deploySource(r *Request) (store.Template, error) {
+	given := 0
+	for _, p := range []string{"templateid", "volumeid", "snapshotid"} {
+		if r.Has(p) {
+			given++
+		}
+	}
+	if given != 1 {
+		return store.Template{}, cserr.New(cserr.InternalError, cserr.CSCloudRuntime, "Please provide only one of the following parameters - template ID, volume ID or snapshot ID")
+	}
+	for _, p := range []string{"volumeid", "snapshotid"} {
+		if r.Has(p) {
+			return store.Template{}, unknownID(r, p)
+		}
+	}
+	return lookup(r, b.Store.Templates, "templateid")
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -72,13 +73,19 @@ func TestDefaultWorld(t *testing.T) {
 	if err := world.Build(m, st, pool, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Zones.List()) != 3 || len(st.Offerings.List()) != 13 || len(st.Templates.List()) != 2 || len(st.Networks.List()) != 6 || len(st.Projects.List()) != 1 {
+	if len(st.Zones.List()) != 3 || len(st.Offerings.List()) != 13 || len(st.Templates.List()) != 3 || len(st.Networks.List()) != 6 || len(st.Projects.List()) != 1 {
 		t.Fatalf("zones %d offerings %d templates %d networks %d", len(st.Zones.List()), len(st.Offerings.List()), len(st.Templates.List()), len(st.Networks.List()))
 	}
 	newer, _ := st.Templates.Get(world.StableID("template", "ubuntu-24.04-kube-v1.36"))
 	older, _ := st.Templates.Get(world.StableID("template", "ubuntu-22.04-kube-v1.36"))
 	if !newer.Created.After(older.Created) {
 		t.Fatal("the 24.04 template must be the newer one")
+	}
+	// The arm64 build lives in zone-a alone and is older than the x86_64 one, which /admin
+	// models published templates on.
+	arm, _ := st.Templates.Get(world.StableID("template", "ubuntu-24.04-kube-v1.36-arm64"))
+	if arm.Arch != "aarch64" || !slices.Equal(arm.ZoneIDs, []string{world.StableID("zone", "zone-a")}) || !arm.Created.Before(newer.Created) {
+		t.Fatalf("arm64 template: arch %q, zones %v, created %v; want aarch64 in zone-a only, older than %v", arm.Arch, arm.ZoneIDs, arm.Created, newer.Created)
 	}
 	// Filling a zone with the largest offering must hit 533 within a few hundred VMs.
 	placed := 0

@@ -59,8 +59,9 @@ controller manager sets come from a real CCM, when one runs against the fake clo
     holds "{{" (jinja cloud-init would not have rendered) registers no Node: the kubelet would
     register with the expression and the Node would never match its NodeClaim.
   - labels: the kubelet's own, kubernetes.io/hostname (the VM name), kubernetes.io/os=linux,
-    kubernetes.io/arch=amd64, beta.kubernetes.io/os=linux and beta.kubernetes.io/arch=amd64,
-    overridden by --node-labels as the kubelet does. No instance-type, zone or region label
+    kubernetes.io/arch, beta.kubernetes.io/os=linux and beta.kubernetes.io/arch, the
+    architecture being the template's (amd64 for x86_64, arm64 for aarch64), overridden by
+    --node-labels as the kubelet does. No instance-type, zone or region label
     unless --node-labels has it: the kubelet knows none of them.
   - spec.taints: --register-with-taints, in the forms key=value:Effect and key:Effect, then
     node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule when the kubelet runs with
@@ -78,6 +79,14 @@ controller manager sets come from a real CCM, when one runs against the fake clo
     --eviction-hard thresholds memory.available and nodefs.available (quantities or
     percentages of capacity), floored at zero. Without --eviction-hard the kubelet's defaults
     apply: memory.available<100Mi and nodefs.available<10%.
+  - status.nodeInfo: operatingSystem linux, architecture as the labels, and a bootID that
+    changes when rebootVirtualMachine completes: the VM stays Running and keeps its Node, and
+    its kubelet, started again, reports the new boot and puts its own labels back, as a
+    kubelet registering again does.
+  - status.conditions: never written. kwok keeps the kubelet's (Ready and the pressures);
+    conditions of node agents such as node-problem-detector (KernelDeadlock,
+    ReadonlyFilesystem, ...), or injected in their place, stay as they are, through reboots
+    too: a fault that a reboot does not fix is reported again at once by a real agent.
 
 The simulator's kubeconfig needs get, list, watch, create and patch on nodes, patch on
 nodes/status, and get, create and patch on leases in kube-node-lease.

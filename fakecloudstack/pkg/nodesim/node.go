@@ -52,15 +52,23 @@ var kubeletDefaultEvictionHard = map[string]string{
 }
 
 // kubeletDefaultLabels are the labels a kubelet gives its Node whatever the userdata says
-// (initialNode), in their GA and beta forms.
+// (initialNode), in their GA and beta forms; the architecture is the one it was built for,
+// the template's.
 func kubeletDefaultLabels(vm VM) map[string]string {
 	return map[string]string{
 		corev1.LabelHostname:   vm.Name,
 		corev1.LabelOSStable:   "linux",
-		corev1.LabelArchStable: "amd64",
+		corev1.LabelArchStable: arch(vm),
 		labelBetaOS:            "linux",
-		labelBetaArch:          "amd64",
+		labelBetaArch:          arch(vm),
 	}
+}
+
+func arch(vm VM) string {
+	if vm.Arch == "" {
+		return "amd64"
+	}
+	return vm.Arch
 }
 
 // nodeLabels are the kubelet's default labels overridden by --node-labels, as the kubelet
@@ -163,7 +171,7 @@ func desiredNode(vm VM, reg Registration, opts Options) *corev1.Node {
 			Capacity:    c,
 			Allocatable: allocatable(c, reg),
 			Addresses:   addresses(vm, reg),
-			NodeInfo:    corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: "amd64"},
+			NodeInfo:    corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: arch(vm), BootID: vm.BootID},
 		},
 	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package nodesim
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -86,6 +87,18 @@ func TestEphemeralStorageIsTheRootDisk(t *testing.T) {
 	node := desiredNode(vm, Registration{}, Options{}.withDefaults())
 	if got := node.Status.Capacity[corev1.ResourceEphemeralStorage]; got.Value() != 80<<30 {
 		t.Errorf("ephemeral-storage capacity %s, want the VM's 80Gi root disk", got.String())
+	}
+}
+
+func TestArchitectureIsTheTemplates(t *testing.T) {
+	for _, tc := range []struct{ vmArch, want string }{{"", "amd64"}, {"amd64", "amd64"}, {"arm64", "arm64"}} {
+		vm := testVM()
+		vm.Arch = tc.vmArch
+		node := desiredNode(vm, Registration{Labels: map[string]string{"team": "a"}}, Options{}.withDefaults())
+		got := []string{node.Labels[corev1.LabelArchStable], node.Labels[labelBetaArch], node.Status.NodeInfo.Architecture}
+		if want := []string{tc.want, tc.want, tc.want}; !slices.Equal(got, want) {
+			t.Errorf("VM arch %q: arch label, beta arch label, nodeInfo.architecture = %v, want %v", tc.vmArch, got, want)
+		}
 	}
 }
 

@@ -97,9 +97,16 @@ func beating(node *corev1.Node) bool {
 }
 
 func statusInSync(node, want *corev1.Node) bool {
-	return sameResources(node.Status.Capacity, want.Status.Capacity) &&
+	return !rebooted(node, want) &&
+		sameResources(node.Status.Capacity, want.Status.Capacity) &&
 		sameResources(node.Status.Allocatable, want.Status.Allocatable) &&
 		(!kubeletOwnsAddresses(want) || slices.Equal(node.Status.Addresses, want.Status.Addresses))
+}
+
+// rebooted tells that the VM booted again since its kubelet last reported: the kubelet that
+// starts then registers again and reports the new boot ID.
+func rebooted(node, want *corev1.Node) bool {
+	return node.Status.NodeInfo.BootID != want.Status.NodeInfo.BootID
 }
 
 // reregistrationLabels are the labels a kubelet that registers again puts back on its existing
@@ -163,7 +170,7 @@ func (s *Simulator) sync(ctx context.Context, id string, o observation) error {
 		}
 	}
 	metadata := map[string]any{}
-	if labels := reregistrationLabels(want); o.registered == "" && !labelsInclude(node.Labels, labels) {
+	if labels := reregistrationLabels(want); (o.registered == "" || rebooted(node, want)) && !labelsInclude(node.Labels, labels) {
 		metadata["labels"] = labels
 	}
 	if !beating(node) {
@@ -175,7 +182,12 @@ func (s *Simulator) sync(ctx context.Context, id string, o observation) error {
 		}
 	}
 	if !statusInSync(node, want) {
-		status := map[string]any{"capacity": want.Status.Capacity, "allocatable": want.Status.Allocatable}
+		// Conditions stay out: the kubelet's are kwok's to keep, and those of node agents such
+		// as node-problem-detector are theirs; a reboot leaves them as they were.
+		status := map[string]any{
+			"capacity": want.Status.Capacity, "allocatable": want.Status.Allocatable,
+			"nodeInfo": map[string]any{"bootID": want.Status.NodeInfo.BootID},
+		}
 		if kubeletOwnsAddresses(want) {
 			status["addresses"] = want.Status.Addresses
 		}

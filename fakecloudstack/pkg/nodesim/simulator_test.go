@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -185,6 +186,48 @@ func TestStoppedVMBeatsAgainWhenStarted(t *testing.T) {
 
 	src.setState(vm.ID, "Running")
 	waitForHeartbeat(t, client, "restarted", true)
+}
+
+func TestRebootedVMReportsANewBootAndKeepsItsNodeConditions(t *testing.T) {
+	client := kubeClient(t)
+	vm := bootstrappedVM("vm-rebooted", "rebooted")
+	vm.BootID = "boot-0"
+	src := newFakeSource(vm)
+	_, _ = startSimulator(t, client, src, Options{})
+	node := waitForNode(t, client, "rebooted")
+	if node.Status.NodeInfo.BootID != "boot-0" {
+		t.Fatalf("bootID = %q, want boot-0", node.Status.NodeInfo.BootID)
+	}
+	// node-problem-detector's condition, and an operator's change to a kubelet label, made
+	// while the VM runs.
+	deadlock := corev1.NodeCondition{Type: "KernelDeadlock", Status: corev1.ConditionTrue, Reason: "DockerHung",
+		LastTransitionTime: metav1.NewTime(time.Now().Add(-11 * time.Minute).Truncate(time.Second))}
+	node.Status.Conditions = append(node.Status.Conditions, deadlock)
+	if _, err := client.CoreV1().Nodes().UpdateStatus(t.Context(), node, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("setting the condition: %v", err)
+	}
+	patch := []byte(`{"metadata":{"labels":{"kubernetes.io/os":"changed"}}}`)
+	if _, err := client.CoreV1().Nodes().Patch(t.Context(), "rebooted", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("changing a label: %v", err)
+	}
+
+	vm.BootID = "boot-1"
+	src.put(vm)
+	eventually(t, "the node reports the new boot", func(ctx context.Context) (bool, error) {
+		node, err := getNode(ctx, client, "rebooted")
+		return err == nil && node.Status.NodeInfo.BootID == "boot-1", err
+	})
+	node, err := getNode(t.Context(), client, "rebooted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if node.Labels[corev1.LabelOSStable] != "linux" {
+		t.Errorf("kubernetes.io/os = %q after the reboot, want linux: the kubelet registers again", node.Labels[corev1.LabelOSStable])
+	}
+	got := node.Status.Conditions
+	if len(got) != 1 || got[0].Type != deadlock.Type || got[0].Status != deadlock.Status || !got[0].LastTransitionTime.Equal(&deadlock.LastTransitionTime) {
+		t.Errorf("conditions after the reboot = %v, want %v kept as it was", got, deadlock)
+	}
 }
 
 // kwokLease creates the Lease kwok keeps renewing for a Node it manages.

@@ -35,6 +35,12 @@ type VM struct {
 	// RootDiskBytes is the root disk the VM booted with: the deploy's rootdisksize, else its
 	// template's size; zero when unknown.
 	RootDiskBytes int64
+	// Arch is the kubernetes.io/arch value of the VM's template (amd64, arm64); empty means
+	// amd64, the only architecture of CloudStack before 4.20.
+	Arch string
+	// BootID changes every time the VM boots again while it keeps its Node, as a reboot does;
+	// the kubelet reports it as the Node's boot ID.
+	BootID string
 }
 
 // Source is the fake cloud's VM store as the simulator sees it.

@@ -18,9 +18,15 @@ limitations under the License.
 package nodesource
 
 import (
+	"fmt"
+
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesim"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
+
+// kubeletArchs are the architectures a kubelet reports (Go's GOARCH) for CloudStack's template
+// arch values (CPU.CPUArch, 4.20 and later).
+var kubeletArchs = map[string]string{"x86_64": "amd64", "aarch64": "arm64"}
 
 // Source adapts a store to nodesim.Source.
 type Source struct {
@@ -42,16 +48,18 @@ func (s *Source) VMs() []nodesim.VM {
 	for _, o := range s.store.Offerings.List() {
 		offerings[o.ID] = o.Name
 	}
-	templateSizes := map[string]int64{}
+	templateSizes, templateArchs := map[string]int64{}, map[string]string{}
 	for _, t := range s.store.Templates.List() {
 		templateSizes[t.ID] = t.SizeBytes
+		templateArchs[t.ID] = kubeletArchs[t.Arch]
 	}
 	out := make([]nodesim.VM, len(vms))
 	for i, vm := range vms {
 		out[i] = nodesim.VM{
 			ID: vm.ID, Name: vm.Name, State: vm.State, ZoneName: zones[vm.ZoneID], OfferingName: offerings[vm.OfferingID],
 			CPU: vm.CPU, MemoryMiB: vm.MemoryMiB, GPUs: vm.GPUs, GPUName: vm.GPUName, UserData: vm.UserData,
-			RootDiskBytes: templateSizes[vm.TemplateID],
+			RootDiskBytes: templateSizes[vm.TemplateID], Arch: templateArchs[vm.TemplateID],
+			BootID: fmt.Sprintf("%s-boot-%d", vm.ID, vm.Reboots),
 		}
 		// CloudStack's rootdisksize is in GiB and replaces the template's size.
 		if vm.RootDiskGB > 0 {

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesim"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
 
@@ -63,5 +64,44 @@ func TestRootDiskSizeOfTheDeployReplacesTheTemplates(t *testing.T) {
 	}
 	if got := New(st).VMs()[0].RootDiskBytes; got != 80<<30 {
 		t.Fatalf("root disk %d bytes, want rootdisksize 80 GiB", got)
+	}
+}
+
+func TestArchitectureIsTheTemplatesAndARebootIsANewBoot(t *testing.T) {
+	st := store.New()
+	st.Templates.Put("x86", store.Template{ID: "x86", Arch: "x86_64"})
+	st.Templates.Put("arm", store.Template{ID: "arm", Arch: "aarch64"})
+	for _, vm := range []store.VM{
+		{ID: "vm-x86", Name: "x86", State: store.Running, TemplateID: "x86", Created: time.Now()},
+		{ID: "vm-arm", Name: "arm", State: store.Running, TemplateID: "arm", Created: time.Now()},
+	} {
+		if _, err := st.InsertVM(vm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := New(st)
+	<-src.Changed()
+	byID := func() map[string]nodesim.VM {
+		out := map[string]nodesim.VM{}
+		for _, vm := range src.VMs() {
+			out[vm.ID] = vm
+		}
+		return out
+	}
+	before := byID()
+	if before["vm-x86"].Arch != "amd64" || before["vm-arm"].Arch != "arm64" {
+		t.Fatalf("archs %q and %q, want amd64 for x86_64 and arm64 for aarch64", before["vm-x86"].Arch, before["vm-arm"].Arch)
+	}
+
+	st.UpdateVM("vm-arm", func(v *store.VM) { v.Reboots++ })
+	select {
+	case <-src.Changed():
+	default:
+		t.Fatal("a reboot did not signal")
+	}
+	after := byID()
+	if after["vm-arm"].BootID == before["vm-arm"].BootID || after["vm-x86"].BootID != before["vm-x86"].BootID {
+		t.Fatalf("boot ids %q -> %q (rebooted) and %q -> %q (not), want only the rebooted VM's to change",
+			before["vm-arm"].BootID, after["vm-arm"].BootID, before["vm-x86"].BootID, after["vm-x86"].BootID)
 	}
 }

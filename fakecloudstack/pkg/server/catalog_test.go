@@ -116,17 +116,29 @@ func TestListTemplates(t *testing.T) {
 		want  int
 		check func(*testing.T, []*cloudstack.Template)
 	}{
-		{name: "cross-zone templates once per zone", set: func(*cloudstack.ListTemplatesParams) {}, want: 6},
-		{name: "one zone", set: func(p *cloudstack.ListTemplatesParams) { p.SetZoneid(zoneA) }, want: 2,
+		{name: "cross-zone templates once per zone, the arm64 one in zone-a", set: func(*cloudstack.ListTemplatesParams) {}, want: 7},
+		{name: "one zone", set: func(p *cloudstack.ListTemplatesParams) { p.SetZoneid(zoneA) }, want: 3,
 			check: func(t *testing.T, ts []*cloudstack.Template) {
 				for _, tpl := range ts {
-					if tpl.Zoneid != zoneA || !tpl.Isready || tpl.Arch != "x86_64" || tpl.Tags[0].Key != "os" {
+					wantArch := "x86_64"
+					if tpl.Name == "ubuntu-24.04-kube-v1.36-arm64" {
+						wantArch = "aarch64"
+					}
+					if tpl.Zoneid != zoneA || !tpl.Isready || tpl.Arch != wantArch || tpl.Tags[0].Key != "os" {
 						t.Errorf("template %+v", tpl)
 					}
 				}
 			}},
+		{name: "no arm64 template outside zone-a", set: func(p *cloudstack.ListTemplatesParams) { p.SetZoneid(zoneB) }, want: 2,
+			check: func(t *testing.T, ts []*cloudstack.Template) {
+				for _, tpl := range ts {
+					if tpl.Arch != "x86_64" {
+						t.Errorf("template %s in zone-b has arch %s", tpl.Name, tpl.Arch)
+					}
+				}
+			}},
 		{name: "by tag", set: func(p *cloudstack.ListTemplatesParams) {
-			p.SetZoneid(zoneA)
+			p.SetZoneid(zoneB)
 			p.SetTags(map[string]string{"version": "24.04"})
 		}, want: 1, check: func(t *testing.T, ts []*cloudstack.Template) {
 			if ts[0].Id != ubuntu2404 {
@@ -134,8 +146,8 @@ func TestListTemplates(t *testing.T) {
 			}
 		}},
 		{name: "by id", set: func(p *cloudstack.ListTemplatesParams) { p.SetId(ubuntu2204); p.SetZoneid(zoneB) }, want: 1},
-		{name: "unique", set: func(p *cloudstack.ListTemplatesParams) { p.SetShowunique(true) }, want: 2},
-		{name: "featured filter", set: func(p *cloudstack.ListTemplatesParams) { p.SetTemplatefilter("featured") }, want: 6},
+		{name: "unique", set: func(p *cloudstack.ListTemplatesParams) { p.SetShowunique(true) }, want: 3},
+		{name: "featured filter", set: func(p *cloudstack.ListTemplatesParams) { p.SetTemplatefilter("featured") }, want: 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := ts.Client.Template.NewListTemplatesParams("executable")
@@ -241,14 +253,15 @@ func TestAdminPublishesANewerTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Count != 2 {
-		t.Fatalf("got %d templates tagged version=24.04 in zone-a, want the original and the new one", resp.Count)
+	if resp.Count != 3 {
+		t.Fatalf("got %d templates tagged version=24.04 in zone-a, want the original, its arm64 build and the new one", resp.Count)
 	}
 	byName := map[string]*cloudstack.Template{}
 	for _, tpl := range resp.Templates {
 		byName[tpl.Name] = tpl
 	}
 	published, original := byName["ubuntu-24.04-kube-v1.36-build2"], byName["ubuntu-24.04-kube-v1.36"]
+	// Modelled on the newest template, the x86_64 one, not on the older arm64 build.
 	if published == nil || original == nil || !published.Isready || published.Arch != original.Arch {
 		t.Fatalf("templates %+v", byName)
 	}

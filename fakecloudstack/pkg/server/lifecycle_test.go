@@ -124,6 +124,10 @@ func TestStartStopRebootDestroy(t *testing.T) {
 	if err != nil || rebooted.State != "Running" {
 		t.Fatalf("reboot: %+v, %v", rebooted, err)
 	}
+	// The guest booted again, which the node simulator reports as a new boot ID.
+	if stored, _ := ts.Store().VM(vm.Id); stored.Reboots != 1 {
+		t.Fatalf("the store counts %d reboots, want 1", stored.Reboots)
+	}
 	dp := c.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
 	dp.SetExpunge(true)
 	if _, err := c.VirtualMachine.DestroyVirtualMachine(dp); err != nil {

@@ -35,6 +35,7 @@ type snapshot struct {
 	DiskOfferings  []DiskOffering      `json:"diskOfferings"`
 	AffinityGroups []AffinityGroup     `json:"affinityGroups"`
 	KeyPairs       []SSHKeyPair        `json:"keyPairs"`
+	Tariffs        []Tariff            `json:"tariffs,omitempty"`
 	Clusters       []KubernetesCluster `json:"kubernetesClusters,omitempty"`
 	VMs            []VM                `json:"vms"`
 	Tags           []Tag               `json:"tags"`
@@ -53,6 +54,7 @@ func (s *Store) Save(w io.Writer) error {
 		DiskOfferings:  s.DiskOfferings.List(),
 		AffinityGroups: s.AffinityGroups.List(),
 		KeyPairs:       s.KeyPairs.List(),
+		Tariffs:        s.Tariffs.List(),
 		Clusters:       s.KubernetesClusters.List(),
 		VMs:            s.AllVMs(),
 		Tags:           s.ListTags(TagFilter{}),
@@ -87,6 +89,7 @@ func (s *Store) Load(r io.Reader) error {
 	s.DiskOfferings.restore(snap.DiskOfferings, func(d DiskOffering) string { return d.ID })
 	s.AffinityGroups.restore(snap.AffinityGroups, func(g AffinityGroup) string { return g.ID })
 	s.KeyPairs.restore(snap.KeyPairs, func(k SSHKeyPair) string { return KeyPairKey(k.AccountID, k.Name) })
+	s.Tariffs.restore(snap.Tariffs, func(t Tariff) string { return t.ID })
 	s.KubernetesClusters.restore(snap.Clusters, func(c KubernetesCluster) string { return c.ID })
 	for i := range snap.VMs {
 		s.insertLocked(&snap.VMs[i])

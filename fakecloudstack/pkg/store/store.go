@@ -46,6 +46,7 @@ type Store struct {
 	KeyPairs *Table[SSHKeyPair]
 	// KubernetesClusters are CKS clusters by id.
 	KubernetesClusters *Table[KubernetesCluster]
+	Tariffs            *Table[Tariff]
 
 	newID    func() string
 	seq      int64
@@ -102,6 +103,7 @@ func New(opts ...Option) *Store {
 	s.AffinityGroups = newTable[AffinityGroup](&s.mu, &s.version)
 	s.KeyPairs = newTable[SSHKeyPair](&s.mu, &s.version)
 	s.KubernetesClusters = newTable[KubernetesCluster](&s.mu, &s.version)
+	s.Tariffs = newTable[Tariff](&s.mu, &s.version)
 	for _, o := range opts {
 		o(s)
 	}

@@ -213,7 +213,10 @@ type VM struct {
 	AffinityGroupIDs []string          `json:"affinityGroupIDs,omitempty"`
 	Details          map[string]string `json:"details,omitempty"`
 	UserData         string            `json:"userData,omitempty"`
-	Created          time.Time         `json:"created"`
+	// Reboots counts the VM's completed rebootVirtualMachine jobs: each is a new boot of the
+	// guest while the VM stays Running.
+	Reboots int       `json:"reboots,omitempty"`
+	Created time.Time `json:"created"`
 	// Destroyed is when the VM was destroyed; its expunge is due expunge.delay later.
 	Destroyed time.Time `json:"destroyed,omitzero"`
 }

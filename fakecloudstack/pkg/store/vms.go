@@ -115,9 +115,13 @@ func (s *Store) updateLocked(id string, change func(*VM)) (VM, bool) {
 	if !ok {
 		return VM{}, false
 	}
-	before := vm.State
+	before, reboots := vm.State, vm.Reboots
 	change(vm)
 	s.version.Add(1)
+	if vm.Reboots != reboots {
+		// A guest that booted again re-registers its Node: the simulator must see it.
+		s.notify()
+	}
 	if vm.State != before {
 		s.states[before]--
 		s.states[vm.State]++

@@ -111,6 +111,17 @@ func Build(m Model, s *store.Store, pool *capacity.Pool, created time.Time) erro
 	for _, k := range m.KeyPairs {
 		s.KeyPairs.Put(store.KeyPairKey(admin, k), store.SSHKeyPair{Name: k, AccountID: admin, Fingerprint: fingerprint(k)})
 	}
+	for _, t := range m.Quota.Tariffs {
+		if _, ok := store.QuotaTypes[t.UsageType]; !ok {
+			return fmt.Errorf("quota tariff %s has usage type %d, which is none of CloudStack's quota types", t.Name, t.UsageType)
+		}
+		tariff := store.Tariff{ID: StableID("quotatariff", t.Name), Name: t.Name, UsageType: t.UsageType, Value: t.Value,
+			ActivationRule: t.ActivationRule, Description: t.Description, EffectiveDate: t.EffectiveDate.Time}
+		if t.EndDate != nil {
+			tariff.EndDate = t.EndDate.Time
+		}
+		s.Tariffs.Put(tariff.ID, tariff)
+	}
 	return buildKubernetesClusters(m, s, zoneIDs, admin, created)
 }
 
@@ -157,7 +168,7 @@ func buildProjects(m Model, s *store.Store, firstNumber int, created time.Time) 
 		owner, _ := s.Accounts.Get(members[0])
 		id := StableID("project", p.Name)
 		acc := store.Account{ID: StableID("projectaccount", p.Name), Number: firstNumber + i, Name: "PrjAcct-" + p.Name + "-" + strconv.Itoa(i+1),
-			DomainID: owner.DomainID, Domain: owner.Domain, ProjectID: id}
+			DomainID: owner.DomainID, Domain: owner.Domain, ProjectID: id, Limits: p.Limits}
 		s.Accounts.Put(acc.ID, acc)
 		s.Projects.Put(id, store.Project{ID: id, Name: p.Name, DisplayText: defaultString(p.DisplayText, p.Name), DomainID: owner.DomainID,
 			Domain: owner.Domain, AccountID: acc.ID, Owner: owner.ID, Members: members, Created: created})

@@ -38,9 +38,29 @@ type Model struct {
 	KeyPairs      []string           `json:"keyPairs"`
 	Accounts      []AccountSpec      `json:"accounts"`
 	Projects      []ProjectSpec      `json:"projects,omitempty"`
+	Quota         QuotaSpec          `json:"quota,omitempty"`
 	// KubernetesClusters are CloudStack Kubernetes Service clusters, created without VMs:
 	// members join through addVirtualMachinesToKubernetesCluster (ExternalManaged clusters).
 	KubernetesClusters []KubernetesClusterSpec `json:"kubernetesClusters,omitempty"`
+}
+
+// QuotaSpec is the Quota plugin: the global setting quota.enable.service and the tariffs
+// quotaTariffList lists.
+type QuotaSpec struct {
+	Enabled bool         `json:"enabled,omitempty"`
+	Tariffs []TariffSpec `json:"tariffs,omitempty"`
+}
+
+// TariffSpec is a quota tariff. Value is per unit of the usage type (a month of a running VM
+// for type 1); an activation rule is JavaScript over CloudStack's preset variables.
+type TariffSpec struct {
+	Name           string       `json:"name"`
+	UsageType      int          `json:"usageType"`
+	Value          float64      `json:"value"`
+	ActivationRule string       `json:"activationRule,omitempty"`
+	Description    string       `json:"description,omitempty"`
+	EffectiveDate  metav1.Time  `json:"effectiveDate,omitempty"`
+	EndDate        *metav1.Time `json:"endDate,omitempty"`
 }
 
 // KubernetesClusterSpec is a CKS cluster owned by Account (default: the first admin).
@@ -57,6 +77,8 @@ type ProjectSpec struct {
 	Name        string   `json:"name"`
 	DisplayText string   `json:"displayText,omitempty"`
 	Members     []string `json:"members"`
+	// Limits are the project's, by CloudStack's resource type names as an account's.
+	Limits map[string]int64 `json:"limits,omitempty"`
 }
 
 type ZoneSpec struct {

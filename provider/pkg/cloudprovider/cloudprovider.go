@@ -22,11 +22,9 @@ package cloudprovider
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/awslabs/operatorpkg/status"
 	"github.com/samber/lo"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -43,10 +41,6 @@ import (
 
 // Name of the provider, as core reports it.
 const Name = "cloudstack"
-
-// unhealthyToleration is how long a node may stay NotReady before it is replaced: long enough to
-// ride out a hypervisor migration or a management server restart.
-const unhealthyToleration = 30 * time.Minute
 
 var _ cloudprovider.CloudProvider = (*CloudProvider)(nil)
 
@@ -91,7 +85,7 @@ func (c *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	launch, err := c.instances.Create(ctx, nodeClass, nodeClaim, instanceTypes)
 	if err != nil {
-		c.publishLaunchFailure(nodeClaim, err)
+		c.publishLaunchFailure(ctx, nodeClaim, err)
 		return nil, fmt.Errorf("creating instance, %w", err)
 	}
 	created := c.toNodeClaim(launch.Instance, launch.InstanceType, launch.Labels())
@@ -171,16 +165,6 @@ func (c *CloudProvider) GetInstanceTypes(ctx context.Context, nodePool *karpv1.N
 		return nil, fmt.Errorf("resolving nodeclass, %w", err)
 	}
 	return c.instanceTypes.List(ctx, nodeClass)
-}
-
-func (c *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy { return RepairPolicies() }
-
-// RepairPolicies are the node conditions core repairs nodes of this provider for, and how.
-func RepairPolicies() []cloudprovider.RepairPolicy {
-	return []cloudprovider.RepairPolicy{
-		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: unhealthyToleration, Action: cloudprovider.ReplaceNode},
-		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionUnknown, ReasonRegex: ".*", TolerationDuration: unhealthyToleration, Action: cloudprovider.ReplaceNode},
-	}
 }
 
 func (c *CloudProvider) Name() string {

@@ -25,8 +25,10 @@ import (
 	"github.com/awslabs/operatorpkg/status"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/record"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	corecloudprovider "sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/pkg/events"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
@@ -97,6 +99,44 @@ func TestLimitErrorsPublishAnEvent(t *testing.T) {
 	}
 	if evts := e.recorder.Events(); len(evts) != 1 || !strings.Contains(evts[0].Message, "resource limit") {
 		t.Fatalf("events %v, want one explaining the limit", evts)
+	}
+}
+
+// Limits that leave no room stop the launch before a deploy and are reported on the NodePool
+// under one dedupe key, so core's recorder publishes one event per NodePool, not one per
+// NodeClaim.
+func TestExhaustedLimitsAreReportedOnTheNodePool(t *testing.T) {
+	e := newEnv(t)
+	unlimited := csapi.Remaining{VMs: csapi.Unlimited, CPU: csapi.Unlimited, MemoryMiB: csapi.Unlimited}
+	e.api.SetLimits(csapi.Remaining{VMs: 1, CPU: csapi.Unlimited, MemoryMiB: csapi.Unlimited}, unlimited)
+	if _, err := e.create(t, nodeClaim("node-ok", instanceType("gplarge"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"node-over-1", "node-over-2"} {
+		if _, err := e.create(t, nodeClaim(name, instanceType("gplarge"))); !corecloudprovider.IsInsufficientCapacityError(err) {
+			t.Fatalf("Create %s: %v, want InsufficientCapacityError", name, err)
+		}
+	}
+	if n := len(e.api.Calls("deployVirtualMachine")); n != 1 {
+		t.Errorf("%d deploys, want 1", n)
+	}
+	evts := e.recorder.Events()
+	if len(evts) != 2 {
+		t.Fatalf("events %v, want one per refused launch, for the recorder to dedupe", evts)
+	}
+	for _, evt := range evts {
+		nodePool, ok := evt.InvolvedObject.(*karpv1.NodePool)
+		if !ok || nodePool.Name != "default" || evt.Reason != "CloudStackLimitReached" ||
+			!strings.Contains(evt.Message, "user_vm limit of account admin leaves 0") || len(evt.DedupeValues) != 1 || evt.DedupeValues[0] != "uid-nodepool-default" {
+			t.Errorf("event %+v, want CloudStackLimitReached on NodePool default, deduped by its UID, naming the limit", evt)
+		}
+	}
+	// Core's recorder, which the controller uses, lets one of them through.
+	sink := record.NewFakeRecorder(len(evts))
+	core := events.NewRecorder(sink)
+	core.Publish(evts...)
+	if n := len(sink.Events); n != 1 {
+		t.Errorf("core's recorder published %d events, want 1", n)
 	}
 }
 

@@ -34,6 +34,7 @@ import (
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
 )
 
 // toNodeClaim describes a VM as a NodeClaim; it is nil-safe for an instance type that could
@@ -114,9 +115,26 @@ func (c *CloudProvider) resolvedNodeClaim(in *instance.Instance, typesOf typesOf
 	return c.toNodeClaim(in, it, labels)
 }
 
-// publishLaunchFailure explains account limits on the NodeClaim: core only sees an insufficient
-// capacity error and would re-plan silently.
-func (c *CloudProvider) publishLaunchFailure(nodeClaim *karpv1.NodeClaim, err error) {
+// publishLaunchFailure explains account limits: core only sees an insufficient capacity error
+// and would re-plan silently. Limits that ruled out every offering before a deploy are reported
+// on the NodePool, once per NodePool while the core recorder's dedupe window lasts, since every
+// NodeClaim of a scale-up meets them; CloudStack's own refusal on the NodeClaim.
+func (c *CloudProvider) publishLaunchFailure(ctx context.Context, nodeClaim *karpv1.NodeClaim, err error) {
+	var exceeded *limits.ExceededError
+	if errors.As(err, &exceeded) {
+		nodePool := &karpv1.NodePool{}
+		if getErr := c.kubeClient.Get(ctx, client.ObjectKey{Name: nodeClaim.Labels[karpv1.NodePoolLabelKey]}, nodePool); getErr != nil {
+			return
+		}
+		c.recorder.Publish(events.Event{
+			InvolvedObject: nodePool,
+			Type:           corev1.EventTypeWarning,
+			Reason:         "CloudStackLimitReached",
+			Message:        fmt.Sprintf("CloudStack resource limits leave no room for this NodePool's nodes: %s", exceeded),
+			DedupeValues:   []string{string(nodePool.UID)},
+		})
+		return
+	}
 	var apiErr *csapi.APIError
 	if !csapi.IsLimitExceeded(err) || !errors.As(err, &apiErr) {
 		return

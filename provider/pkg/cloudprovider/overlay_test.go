@@ -40,14 +40,14 @@ func (o priceOverlay) ApplyAll(nodePool string, its []*corecloudprovider.Instanc
 		if it.Name != o.instanceType {
 			continue
 		}
-		adjusted := *it
-		adjusted.Offerings = make(corecloudprovider.Offerings, len(it.Offerings))
+		adjusted := &corecloudprovider.InstanceType{Name: it.Name, Requirements: it.Requirements, Capacity: it.Capacity, Overhead: it.Overhead,
+			Offerings: make(corecloudprovider.Offerings, len(it.Offerings))}
 		for j, of := range it.Offerings {
 			priced := *of
 			priced.Price = o.price
 			adjusted.Offerings[j] = &priced
 		}
-		out[i] = &adjusted
+		out[i] = adjusted
 	}
 	return out, nil
 }

@@ -43,6 +43,18 @@ const (
 	DetailMaxMemory = "maxmemory"
 )
 
+// architectures maps a template's arch (TemplateResponse, CloudStack 4.20 and later) to the
+// kubernetes.io/arch value of the nodes it boots. Before 4.20 there is no arch field, and every
+// template is x86_64.
+var architectures = map[string]string{"": "amd64", "x86_64": "amd64", "aarch64": "arm64"}
+
+// Architecture is the kubernetes.io/arch value of a template's arch; false for an architecture
+// Kubernetes nodes of this provider do not run.
+func Architecture(templateArch string) (string, bool) {
+	arch, ok := architectures[templateArch]
+	return arch, ok
+}
+
 // AllProjects as a list call's project lists the resources of every project the caller belongs
 // to, and only those (CloudStack's projectid=-1).
 const AllProjects = "-1"
@@ -114,8 +126,20 @@ type API interface {
 	ListAsyncJobs(ctx context.Context, scope Scope, startDate string) ([]*cloudstack.AsyncJob, error)
 	QueryAsyncJobResult(ctx context.Context, jobID string) (*cloudstack.QueryAsyncJobResultResponse, error)
 	ListCapabilities(ctx context.Context) (*cloudstack.Capability, error)
+	// ListProjects lists the projects the credentials can see (a user: those it belongs to).
+	ListProjects(ctx context.Context) ([]*cloudstack.Project, error)
 	ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error)
 
+	// QuotaIsEnabled reports the Quota plugin's quota.enable.service.
+	QuotaIsEnabled(ctx context.Context) (bool, error)
+	ListQuotaTariffs(ctx context.Context, usageType int) ([]*cloudstack.QuotaTariffList, error)
+	// MayCall tells whether the credentials may call command (listApis name=command).
+	MayCall(ctx context.Context, command string) (bool, error)
+
+	// OwnerLimits reads what the scope's project or account may still deploy.
+	OwnerLimits(ctx context.Context, scope Scope) (Owner, error)
+	// DomainLimits reads what a domain may still deploy.
+	DomainLimits(ctx context.Context, domainID string) (Remaining, error)
 	// The CloudStack Kubernetes Service: the provider finds the cluster it runs in and keeps
 	// its VMs members of an ExternalManaged one.
 	ListKubernetesClusters(ctx context.Context) ([]*cloudstack.KubernetesCluster, error)

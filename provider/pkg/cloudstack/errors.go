@@ -151,12 +151,21 @@ func asAPIError(err error) (*APIError, bool) {
 	return apiErr, ok
 }
 
-// IsNotFound is true for CloudStack's answer to an unknown UUID: 431 "invalid value ... entity
-// does not exist".
+// unknownUUID is the API dispatcher's answer to a UUID parameter that resolves to nothing
+// (ParamProcessWorker.translateUuidToInternalId); it names the parameter and the value.
+var unknownUUID = regexp.MustCompile(`Invalid parameter \S+ value=\S+ due to incorrect long value format, or entity does not exist`)
+
+// vmExpunged is how a VM command answers an id that still resolves but whose VM was expunged
+// (UserVmManagerImpl: "Unable to find a virtual machine with specified vmId").
+const vmExpunged = "Unable to find a virtual machine with specified vmId"
+
+// IsNotFound is true only when CloudStack answers that the id does not exist: 431 from the
+// dispatcher for a UUID that resolves to nothing, or from a VM command for an expunged VM.
+// Other 431 answers "due to invalid value" (a malformed or too long parameter) are not: a
+// caller that took them for "gone" would forget a VM that still runs.
 func IsNotFound(err error) bool {
 	apiErr, ok := asAPIError(err)
-	return ok && apiErr.Code == CodeParameterError &&
-		(strings.Contains(apiErr.Text, "entity does not exist") || strings.Contains(apiErr.Text, "due to invalid value"))
+	return ok && apiErr.Code == CodeParameterError && (unknownUUID.MatchString(apiErr.Text) || strings.HasPrefix(apiErr.Text, vmExpunged))
 }
 
 // IsAlreadyExists is true when deployVirtualMachine refused a name a VM in the network

@@ -37,6 +37,8 @@ func TestClassify(t *testing.T) {
 		notFound, capacity, limit, throttled, isAPIErr bool
 	}{
 		{name: "unknown uuid", err: flat(431, 9999, "Unable to execute API command listvirtualmachines due to invalid value. Invalid parameter id value=x due to incorrect long value format, or entity does not exist or due to incorrect parameter annotation for the field in api cmd class."), notFound: true, isAPIErr: true},
+		{name: "expunged VM", err: flat(431, 4350, "Unable to find a virtual machine with specified vmId"), notFound: true, isAPIErr: true},
+		{name: "another invalid value is not not-found", err: flat(431, 9999, "Unable to execute API command listvirtualmachines due to invalid value. Value greater than max allowed length 255 for param: keyword"), isAPIErr: true},
 		{name: "missing parameter is not not-found", err: flat(431, 9999, "Unable to execute API command deployvirtualmachine due to missing parameter zoneid"), isAPIErr: true},
 		{name: "capacity", err: flat(533, 4325, "Unable to create a deployment for VM[User|i-2-3-VM]"), capacity: true, isAPIErr: true},
 		{name: "resource limit", err: flat(535, 4370, "Maximum number of resources of type 'user_vm' for account name=a in domain id=1 has been exceeded."), limit: true, isAPIErr: true},

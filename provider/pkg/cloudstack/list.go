@@ -67,6 +67,19 @@ func (c *Client) ListZones(ctx context.Context) ([]*cloudstack.Zone, error) {
 	})
 }
 
+func (c *Client) ListProjects(ctx context.Context) ([]*cloudstack.Project, error) {
+	return call(ctx, c, "listProjects", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.Project, error) {
+		p := cs.Project.NewListProjectsParams()
+		return listAll(ctx, p, func() ([]*cloudstack.Project, int, error) {
+			r, err := cs.Project.ListProjects(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.Projects, r.Count, nil
+		})
+	})
+}
+
 func (c *Client) ListNetworks(ctx context.Context, scope Scope) ([]*cloudstack.Network, error) {
 	return call(ctx, c, "listNetworks", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.Network, error) {
 		p := cs.Network.NewListNetworksParams()

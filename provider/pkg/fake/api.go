@@ -53,6 +53,7 @@ type API struct {
 	mu             sync.Mutex
 	world          world
 	affinityGroups []*cloudstack.AffinityGroup
+	projects       []*cloudstack.Project
 	vms            []*cloudstack.VirtualMachine
 	// kubernetesClusters are CKS clusters; their Virtualmachines carry only the ids.
 	kubernetesClusters []*cloudstack.KubernetesCluster
@@ -61,6 +62,12 @@ type API struct {
 	jobs         []*job
 	capabilities cloudstack.Capability
 	limits       []*cloudstack.ResourceLimit
+	quotaEnabled bool
+	tariffs      []*cloudstack.QuotaTariffList
+	// denied are the commands listApis says the credentials may not call.
+	denied       map[string]bool
+	ownerLimits  csapi.Remaining
+	domainLimits csapi.Remaining
 	// maxCustom is vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max; zero
 	// means no limit.
 	maxCustom    customMaximums
@@ -86,12 +93,17 @@ func (a *API) Reset() {
 	defer a.mu.Unlock()
 	a.world = defaultWorld()
 	a.affinityGroups = nil
+	a.projects = nil
 	a.vms = nil
 	a.kubernetesClusters = nil
 	a.expunged = map[string]bool{}
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}
 	a.limits = nil
+	a.quotaEnabled = false
+	a.tariffs = nil
+	a.denied = map[string]bool{}
+	a.ownerLimits, a.domainLimits = unlimited, unlimited
 	a.maxCustom = customMaximums{}
 	a.callFailures = map[string]*failure{}
 	a.jobFailures = map[string]*failure{}

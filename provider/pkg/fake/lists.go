@@ -66,6 +66,17 @@ func (a *API) ListResourceLimits(ctx context.Context, scope csapi.Scope) ([]*clo
 	return list(ctx, a, "listResourceLimits", scope, func() []*cloudstack.ResourceLimit { return a.limits })
 }
 
+func (a *API) ListProjects(ctx context.Context) ([]*cloudstack.Project, error) {
+	return list(ctx, a, "listProjects", nil, func() []*cloudstack.Project { return a.projects })
+}
+
+// AddProject makes a project visible to listProjects, as when the account joins one.
+func (a *API) AddProject(id, name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.projects = append(a.projects, &cloudstack.Project{Id: id, Name: name, State: "Active"})
+}
+
 func (a *API) ListCapabilities(ctx context.Context) (*cloudstack.Capability, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

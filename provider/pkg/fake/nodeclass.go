@@ -19,6 +19,7 @@ package fake
 import (
 	"strconv"
 
+	"github.com/apache/cloudstack-go/v2/cloudstack"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -46,7 +47,7 @@ func ReadyNodeClass(name string, instanceTypeName func(string) string) *v1.Cloud
 	}
 	for _, t := range w.templates {
 		if t.Name == "ubuntu-24.04-kube-v1.36" {
-			nc.Status.Templates = append(nc.Status.Templates, v1.Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Architecture: "amd64", Created: t.Created, Size: t.Size})
+			nc.Status.Templates = append(nc.Status.Templates, StatusTemplate(t))
 		}
 	}
 	for _, so := range w.serviceOfferings {
@@ -62,6 +63,12 @@ func ReadyNodeClass(name string, instanceTypeName func(string) string) *v1.Cloud
 	return nc
 }
 
+// StatusTemplate is a template as the NodeClass controller resolves it into the status.
+func StatusTemplate(t *cloudstack.Template) v1.Template {
+	arch, _ := csapi.Architecture(t.Arch)
+	return v1.Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Architecture: arch, Created: t.Created, Size: t.Size}
+}
+
 func statusOffering(id, name, instanceType string, cpu, memory, gpus int, gpuName string, custom bool, details map[string]string) v1.ServiceOffering {
 	detail := func(k string) int64 {
 		v, _ := strconv.ParseInt(details[k], 10, 64)
@@ -72,4 +79,17 @@ func statusOffering(id, name, instanceType string, cpu, memory, gpus int, gpuNam
 		Custom: custom, MinCPU: detail(csapi.DetailMinCPU), MaxCPU: detail(csapi.DetailMaxCPU),
 		MinMemoryMiB: detail(csapi.DetailMinMemory), MaxMemoryMiB: detail(csapi.DetailMaxMemory),
 	}
+}
+
+// WithArm64 selects the default world's arm64 template too, and resolves it into the status as
+// the NodeClass controller would: the NodeClass then offers arm64 in ArmZone only.
+func WithArm64(nc *v1.CloudStackNodeClass) *v1.CloudStackNodeClass {
+	nc.Spec.TemplateSelectorTerms = append(nc.Spec.TemplateSelectorTerms, v1.SelectorTerm{Name: ArmTemplate})
+	for _, t := range defaultWorld().templates {
+		if t.Name == ArmTemplate {
+			nc.Status.Templates = append(nc.Status.Templates, StatusTemplate(t))
+		}
+	}
+	nc.Generation++
+	return nc
 }

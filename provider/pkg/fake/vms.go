@@ -79,6 +79,9 @@ func (a *API) DeployVirtualMachine(ctx context.Context, req csapi.DeployRequest)
 	if a.vmNamed(req.Name, req.NetworkIDs) != nil {
 		return csapi.Created{}, paramError(command, "The vm with hostName "+req.Name+" already exists in the network domain: cs.internal; network="+strings.Join(req.NetworkIDs, ","))
 	}
+	if err := a.checkLimits(req.ProjectID, cpu, memory); err != nil {
+		return csapi.Created{}, err
+	}
 	vm := &cloudstack.VirtualMachine{
 		Id: a.newID(kindVM), Name: req.Name, Displayname: cmp.Or(req.DisplayName, req.Name), State: "Starting", Created: a.now(),
 		Zoneid: zone.Id, Zonename: zone.Name, Templateid: template.Id, Templatename: template.Name,
@@ -152,7 +155,8 @@ func (a *API) vmByID(id string) *cloudstack.VirtualMachine {
 }
 
 // ListVirtualMachines filters like CloudStack: several tags are OR-ed, keys and values compare
-// case-insensitively, and Destroyed VMs are listed until they are expunged.
+// case-insensitively, a name matches any VM whose name contains it, and Destroyed VMs are
+// listed until they are expunged.
 func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter csapi.VMFilter) ([]*cloudstack.VirtualMachine, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -166,7 +170,7 @@ func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter
 	}
 	var out []*cloudstack.VirtualMachine
 	for _, vm := range a.vms {
-		if !inScope(vm.Projectid, scope) || (len(filter.IDs) > 0 && !slices.Contains(filter.IDs, vm.Id)) || !matchesKeyword(vm, filter.Keyword) || (filter.Name != "" && vm.Name != filter.Name) || !anyTag(vm, filter.Tags) {
+		if !inScope(vm.Projectid, scope) || (len(filter.IDs) > 0 && !slices.Contains(filter.IDs, vm.Id)) || !matchesKeyword(vm, filter.Keyword) || !matchesName(vm, filter.Name) || !anyTag(vm, filter.Tags) {
 			continue
 		}
 		cp := *vm
@@ -187,6 +191,13 @@ func inScope(project string, scope csapi.Scope) bool {
 		return project != ""
 	}
 	return project == scope.ProjectID
+}
+
+// matchesName is the name filter of CloudStack releases whose listVirtualMachines matches
+// LIKE %name% (older QueryManagerImpl; current releases compare the whole name, in any case):
+// the looser of the two, so that callers must check the name themselves.
+func matchesName(vm *cloudstack.VirtualMachine, name string) bool {
+	return strings.Contains(strings.ToLower(vm.Name), strings.ToLower(name))
 }
 
 func matchesKeyword(vm *cloudstack.VirtualMachine, keyword string) bool {

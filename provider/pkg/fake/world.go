@@ -48,6 +48,13 @@ func uuid(kind, n int) string {
 // ZoneNames are the zones of the default world.
 var ZoneNames = []string{"zone-a", "zone-b", "zone-c"}
 
+// ArmZone is the one zone of the default world with an aarch64 template, ArmTemplate; the
+// x86_64 templates are in every zone.
+const (
+	ArmZone     = "zone-a"
+	ArmTemplate = "ubuntu-24.04-kube-v1.36-arm64"
+)
+
 // OfferingShape is one compute offering of the default world.
 type OfferingShape struct {
 	Name      string
@@ -103,6 +110,12 @@ func defaultWorld() world {
 			})
 		}
 	}
+	// ArmZone alone has aarch64 hosts, so its arm64 build is registered there only.
+	w.templates = append(w.templates, &cloudstack.Template{
+		Id: uuid(kindTemplate, 3), Name: ArmTemplate, Zoneid: w.zones[0].Id, Zonename: ArmZone,
+		Isready: true, Arch: "aarch64", Hypervisor: "KVM", Format: "QCOW2", Ostypename: "Ubuntu 24.04",
+		Created: "2026-02-01T00:00:00+0000", Tags: tags(map[string]string{"os": "ubuntu", "version": "24.04"}),
+	})
 	for i, shape := range DefaultOfferings {
 		w.serviceOfferings = append(w.serviceOfferings, serviceOffering(uuid(kindServiceOffering, i+1), shape))
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/kubernetescluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 )
 
@@ -75,6 +76,8 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		lo.Must0(op.Manager.Add(csapi.NewCloudConfigReloader(opts.CloudConfig, api, creds, csapi.CloudConfigPollInterval)))
 	}
 	uncached := lo.Must(client.New(op.GetConfig(), client.Options{Scheme: op.GetScheme(), Mapper: op.GetRESTMapper()}))
+	uid, err := clusterUID(ctx, uncached)
+	exitOnError(err)
 	// Before anything reads opts.ClusterName: it may come from the CKS cluster.
 	kubernetesCluster := findKubernetesCluster(ctx, opts, api, uncached, op.Clock)
 	var membership instance.ClusterMembership
@@ -88,9 +91,9 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 		Help: "Instance type x zone pairs skipped after an insufficient capacity error.",
 	}, func() float64 { return float64(unavailable.Len()) }))
 
-	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName)
+	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName, uid)
 	nodeClassProviders := nodeclass.NewProviders(api, affinityGroups, creds.Zone)
-	pricingProvider := pricing.NewDefaultProvider(api, uncached, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap})
+	pricingProvider := pricing.NewDefaultProvider(api, uncached, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap}, op.Clock)
 	userData := bootstrap.NewDefaultProvider(uncached, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
 
 	// The watcher needs tickers, which core's clock.Clock does not promise.
@@ -99,7 +102,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, csapi.Scope{})
 	lo.Must0(op.Manager.Add(watcher))
 	launchFailures := launchfailure.NewQueue()
-	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, NodeClasses: instance.NodeClassScopes{Reader: op.GetClient()}, Membership: membership},
+	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, ClusterUID: uid, NodeClasses: instance.NodeClassScopes{Reader: op.GetClient()}, Limits: limits.NewDefaultProvider(api, op.Clock), Membership: membership},
 		watcher, unavailable, userData, affinityGroups, launchFailures, pkgcache.NewInstances())
 	lo.Must0(op.Manager.Add(instances))
 

@@ -31,6 +31,9 @@ import (
 // ClusterName is the cluster the tests' providers manage.
 const ClusterName = "test-cluster"
 
+// ClusterUID is that cluster's identity, the UID of its kube-system namespace.
+const ClusterUID = "0b6e8a52-7c1d-4f3e-9a2b-5d4c3b2a1f00"
+
 // UserData renders a fixed cloud-config for every launch: a stand-in for the bootstrap
 // provider in tests of the launch path.
 type UserData struct{}

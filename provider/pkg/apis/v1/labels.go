@@ -43,12 +43,15 @@ const (
 )
 
 // CloudStack tags the provider puts on every VM it creates. The cluster tag is what List and
-// garbage collection filter on, so it is also what keeps two clusters sharing an account apart.
+// garbage collection filter on; the cluster UID tag (the kube-system namespace's UID) is what
+// tells apart two clusters given the same CLUSTER_NAME in one account: adoption, garbage
+// collection and Delete act only on VMs that carry this cluster's.
 const (
-	TagCluster   = apis.Group + "/cluster"
-	TagNodeClass = apis.Group + "/cloudstacknodeclass"
-	TagNodePool  = karpv1.NodePoolLabelKey
-	TagNodeClaim = "karpenter.sh/nodeclaim"
+	TagCluster    = apis.Group + "/cluster"
+	TagClusterUID = apis.Group + "/cluster-uid"
+	TagNodeClass  = apis.Group + "/cloudstacknodeclass"
+	TagNodePool   = karpv1.NodePoolLabelKey
+	TagNodeClaim  = "karpenter.sh/nodeclaim"
 )
 
 // ResourceGPU is the extended resource GPU offerings provide.

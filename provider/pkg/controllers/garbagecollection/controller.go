@@ -23,6 +23,10 @@ limitations under the License.
 // registered, would wait out core's 15-minute registration timeout. The VM is destroyed and
 // the NodeClaim reported as a failed launch, like the instance provider does for the jobs it
 // watches.
+//
+// It acts only on this cluster's VMs: those with its UID tag, or untagged with its owner mark.
+// A VM with its name but no UID (deployed before the UID tag existed) gets the tag once a
+// NodeClaim names it, and is otherwise left alone.
 package garbagecollection
 
 import (
@@ -51,7 +55,7 @@ const (
 	// and clocks of cloud and cluster differ.
 	GracePeriod = 5 * time.Minute
 	// Interval between sweeps: each costs two paged listVirtualMachines calls (by tag, by owner
-	// mark) per scope, and there are two scopes once a NodeClass names a project.
+	// mark) per scope, and there are two scopes once the credentials see a project.
 	Interval = 2 * time.Minute
 )
 
@@ -59,6 +63,7 @@ const (
 type Instances interface {
 	ListAll(ctx context.Context) ([]*instance.Instance, error)
 	Destroy(ctx context.Context, id string) error
+	TagOwned(ctx context.Context, id string) error
 }
 
 // Controller is the instance.garbagecollection singleton.
@@ -84,12 +89,14 @@ func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
 	if err := c.kubeClient.List(ctx, nodeClaims); err != nil {
 		return reconciler.Result{}, fmt.Errorf("listing nodeclaims, %w", err)
 	}
+	// claimed holds the VMs NodeClaims name: by uuid once launched, else by name.
 	claimed := sets.New[string]()
+	launched := sets.New[string]()
 	// unregistered maps the VM of each launched NodeClaim without a node yet to the NodeClaim.
 	unregistered := map[string]string{}
 	for _, nc := range nodeClaims.Items {
 		if id, err := cloudprovider.ParseProviderID(nc.Status.ProviderID); err == nil {
-			claimed.Insert(id)
+			launched.Insert(id)
 			if !nc.StatusConditions().Get(karpv1.ConditionTypeRegistered).IsTrue() {
 				unregistered[id] = nc.Name
 			}
@@ -99,8 +106,13 @@ func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
 			claimed.Insert(nc.Name)
 		}
 	}
+	claimed = claimed.Union(launched)
 	var errs []error
 	for _, vm := range vms {
+		if vm.Legacy {
+			errs = append(errs, c.migrate(ctx, vm, launched))
+			continue
+		}
 		if !c.leaked(vm, claimed) {
 			continue
 		}
@@ -114,6 +126,19 @@ func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
 		}
 	}
 	return reconciler.Result{RequeueAfter: Interval}, errors.Join(errs...)
+}
+
+// migrate gives a legacy VM (this cluster's name, no UID: deployed before the UID tag) the
+// UID tag when a launched NodeClaim names it by uuid, the proof that it is this cluster's. One
+// no NodeClaim names may be another cluster's of the same name: it is left alone, never
+// destroyed.
+func (c *Controller) migrate(ctx context.Context, vm *instance.Instance, launched sets.Set[string]) error {
+	if !launched.Has(vm.ID) {
+		log.FromContext(ctx).Info("leaving alone a VM with this cluster's name but not its UID tag: no NodeClaim names it, so it may be another cluster's of the same name", "id", vm.ID, "name", vm.Name, "state", vm.State)
+		return nil
+	}
+	log.FromContext(ctx).Info("tagging a VM of a NodeClaim with the cluster UID", "id", vm.ID, "name", vm.Name)
+	return c.instances.TagOwned(ctx, vm.ID)
 }
 
 // leaked: past the grace period, and either in Error or claimed by no NodeClaim (by uuid, or by

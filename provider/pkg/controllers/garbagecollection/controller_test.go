@@ -43,14 +43,17 @@ func init() {
 	log.SetLogger(logr.Discard())
 }
 
-// unitCluster is the cluster of the tests over the in-process fake cloud.
-const unitCluster = "gc-cluster"
+// unitCluster is the cluster of the tests over the in-process fake cloud, unitUID its identity.
+const (
+	unitCluster = "gc-cluster"
+	unitUID     = "3c2b1a00-0000-4000-8000-0000000000aa"
+)
 
 // unitCloud is the in-process fake cloud at a fixed time, and the tags that mark a VM as
 // unitCluster's.
 func unitCloud() (*clocktesting.FakeClock, *fake.API, map[string]string) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	return clk, fake.NewAPI(clk), map[string]string{v1.TagCluster: unitCluster}
+	return clk, fake.NewAPI(clk), map[string]string{v1.TagCluster: unitCluster, v1.TagClusterUID: unitUID}
 }
 
 func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
@@ -138,8 +141,66 @@ func TestGarbageCollectionReportsLaunchesThatFailedUnwatched(t *testing.T) {
 	}
 }
 
+// Two clusters given the same CLUSTER_NAME share the cluster tag and name mark; only the UID
+// tells them apart. A legacy VM (the name, no UID) is this cluster's only when a NodeClaim
+// names it: it then gets the UID tag; otherwise it is left alone.
+func TestGarbageCollectionTouchesOnlyThisClustersVMs(t *testing.T) {
+	clk, api, ours := unitCloud()
+	leaked := api.AddVM(cloudstack.VirtualMachine{Name: "leaked", State: "Running"}, ours)
+	namesake := api.AddVM(cloudstack.VirtualMachine{Name: "namesake", Displayname: "namesake [karpenter:" + unitCluster + ":other-uid]", State: "Running"},
+		map[string]string{v1.TagCluster: unitCluster, v1.TagClusterUID: "other-uid"})
+	api.AddVM(cloudstack.VirtualMachine{Name: "namesake-untagged", Displayname: "namesake-untagged [karpenter:" + unitCluster + ":other-uid]", State: "Running"}, nil)
+	untagged := api.AddVM(cloudstack.VirtualMachine{Name: "untagged", Displayname: "untagged [karpenter:" + unitCluster + ":" + unitUID + "]", State: "Running"}, nil)
+	legacyTags := map[string]string{v1.TagCluster: unitCluster}
+	legacyClaimed := api.AddVM(cloudstack.VirtualMachine{Name: "legacy-claimed", Displayname: "legacy-claimed [karpenter:" + unitCluster + "]", State: "Running"}, legacyTags)
+	legacyOrphan := api.AddVM(cloudstack.VirtualMachine{Name: "legacy-orphan", Displayname: "legacy-orphan [karpenter:" + unitCluster + "]", State: "Running"}, legacyTags)
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "legacy-claimed"}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + legacyClaimed}},
+	).Build()
+	clk.Step(garbagecollection.GracePeriod)
+	if _, err := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), &fake.LaunchFailures{}).Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	destroyed := map[string]bool{}
+	for _, c := range api.Calls("destroyVirtualMachine") {
+		destroyed[c.Args.(string)] = true
+	}
+	t.Logf("destroyed %d VMs: %v", len(destroyed), destroyed)
+	if len(destroyed) != 2 || !destroyed[leaked] || !destroyed[untagged] {
+		t.Fatalf("destroyed %v, want exactly this cluster's leaked %s and untagged %s; never the namesake cluster's %s or the legacy %s, %s", destroyed, leaked, untagged, namesake, legacyClaimed, legacyOrphan)
+	}
+	uids := map[string]string{}
+	for _, vm := range api.VMs() {
+		for _, tag := range vm.Tags {
+			if tag.Key == v1.TagClusterUID {
+				uids[vm.Id] = tag.Value
+			}
+		}
+	}
+	if uids[legacyClaimed] != unitUID || uids[legacyOrphan] != "" || uids[namesake] != "other-uid" {
+		t.Fatalf("cluster UID tags %v: want %s on the legacy VM a NodeClaim names, none on the legacy orphan, the namesake's own", uids, unitUID)
+	}
+}
+
+// A NodeClass's project is mutable: a VM left in a project no NodeClass names any more is
+// still listed, since every project the credentials see is.
+func TestGarbageCollectionCollectsVMsInProjectsNoNodeClassNames(t *testing.T) {
+	const project = "5b7e4c1a-0000-4000-8000-000000000010"
+	clk, api, ours := unitCloud()
+	api.AddProject(project, "old-project")
+	left := api.AddVM(cloudstack.VirtualMachine{Name: "left", State: "Running", Projectid: project}, ours)
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).Build()
+	clk.Step(garbagecollection.GracePeriod)
+	if _, err := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), &fake.LaunchFailures{}).Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if destroys := api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != left {
+		t.Fatalf("destroy calls %v, want one, of %s in the project no NodeClass names", destroys, left)
+	}
+}
+
 // instancesOf is the instance provider of cluster over the in-process fake.
 func instancesOf(api csapi.API, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
-	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster},
+	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster, ClusterUID: unitUID},
 		instance.NewWatcher(api, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 }

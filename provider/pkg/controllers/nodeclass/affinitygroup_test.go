@@ -25,6 +25,7 @@ import (
 	. "sigs.k8s.io/karpenter/pkg/test/expectations"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
@@ -47,7 +48,7 @@ var _ = Describe("Affinity groups", func() {
 		Expect(nodeClass.StatusConditions().Get(v1.ConditionTypeAffinityGroupsReady).IsTrue()).To(BeTrue())
 		Expect(nodeClass.Status.AffinityGroups).To(HaveLen(1))
 		Expect(nodeClass.Status.AffinityGroups[0].NodePool).To(Equal(mine.Name))
-		Expect(nodeClass.Status.AffinityGroups[0].Name).To(Equal("karpenter-" + clusterName + "-" + mine.Name))
+		Expect(nodeClass.Status.AffinityGroups[0].Name).To(HavePrefix("karpenter-" + clusterName + "-" + mine.Name + "-"))
 		Expect(api.Calls("createAffinityGroup")).To(HaveLen(1))
 	})
 	It("creates nothing without spec.affinity", func() {
@@ -63,7 +64,7 @@ var _ = Describe("Affinity groups", func() {
 		nodeClass := test.NodeClass(v1.CloudStackNodeClass{Spec: v1.CloudStackNodeClassSpec{Affinity: &v1.Affinity{Type: v1.AffinityTypeHostAntiAffinity}}})
 		nodePool := nodePoolFor(nodeClass)
 		ExpectApplied(ctx, env.Client, nodeClass, nodePool)
-		_, err := api.CreateAffinityGroup(ctx, csapiScope, "karpenter-"+clusterName+"-"+nodePool.Name, string(v1.AffinityTypeNonStrictHostAntiAffinity))
+		_, err := api.CreateAffinityGroup(ctx, csapiScope, providers(api).AffinityGroup.(*affinitygroup.DefaultProvider).Name(nodePool.Name), string(v1.AffinityTypeNonStrictHostAntiAffinity))
 		Expect(err).ToNot(HaveOccurred())
 		ExpectObjectReconciled(ctx, env.Client, controller, nodeClass)
 		nodeClass = ExpectExists(ctx, env.Client, nodeClass)

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -99,7 +100,15 @@ var _ = Describe("Readiness", func() {
 		}
 		Expect(cells).To(HaveKeyWithValue("Ready", "True"))
 		Expect(cells).To(HaveKeyWithValue("Zones", strings.Join(fake.ZoneNames, ",")))
-		Expect(cells).To(HaveKeyWithValue("Templates", "ubuntu-24.04-kube-v1.36"))
+		nodeClass = ExpectExists(ctx, env.Client, nodeClass)
+		var templates []string
+		for _, t := range nodeClass.Status.Templates {
+			if !slices.Contains(templates, t.Name) {
+				templates = append(templates, t.Name)
+			}
+		}
+		Expect(templates).To(ContainElement("ubuntu-24.04-kube-v1.36"))
+		Expect(cells).To(HaveKeyWithValue("Templates", strings.Join(templates, ",")))
 		Expect(cells).To(HaveKeyWithValue("Offerings", BeEquivalentTo(len(fake.DefaultOfferings))))
 	})
 })

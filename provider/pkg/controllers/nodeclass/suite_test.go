@@ -78,5 +78,5 @@ var _ = AfterEach(func() {
 
 // providers are built with fresh caches, as the operator builds them once per process.
 func providers(api csapi.API) nodeclass.Providers {
-	return nodeclass.NewProviders(api, affinitygroup.NewDefaultProvider(api, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), clusterName), "")
+	return nodeclass.NewProviders(api, affinitygroup.NewDefaultProvider(api, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), clusterName, test.ClusterUID), "")
 }

@@ -20,6 +20,8 @@ package affinitygroup
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -50,19 +52,37 @@ type DefaultProvider struct {
 	api         csapi.API
 	groups      *resources.List[*cloudstack.AffinityGroup]
 	clusterName string
+	clusterUID  string
 }
 
 // NewDefaultProvider builds an affinity group provider over api. c must serve this provider alone and
 // should expire entries after CacheTTL.
-// clusterName keeps the groups of two clusters sharing an account apart.
-func NewDefaultProvider(api csapi.API, c *cache.Cache, clusterName string) *DefaultProvider {
-	return &DefaultProvider{api: api, groups: resources.NewList(c, api.ListAffinityGroups), clusterName: clusterName}
+// clusterName and clusterUID (the kube-system namespace's UID) keep the groups of two clusters
+// sharing an account apart, even when they share a name.
+func NewDefaultProvider(api csapi.API, c *cache.Cache, clusterName, clusterUID string) *DefaultProvider {
+	return &DefaultProvider{api: api, groups: resources.NewList(c, api.ListAffinityGroups), clusterName: clusterName, clusterUID: clusterUID}
 }
 
 // Name is the group of nodePool: one per NodePool so that spreading holds across NodeClasses
-// a NodePool never mixes, and no two clusters share one.
+// a NodePool never mixes, and no two clusters share one. Cluster and NodePool names may both
+// hold '-', so "karpenter-<cluster>-<nodepool>" alone would give ("a-b", "c") and ("a", "b-c")
+// one group: a hash of the cluster's name and UID and the NodePool's name, joined by '/', which
+// neither name can hold, ends it. At most 63 + 63 + 20 characters, far below the 255 CloudStack
+// keeps.
 func (p *DefaultProvider) Name(nodePool string) string {
-	return fmt.Sprintf("karpenter-%s-%s", p.clusterName, nodePool)
+	sum := sha256.Sum256([]byte(p.clusterName + "/" + p.clusterUID + "/" + nodePool))
+	return fmt.Sprintf("karpenter-%s-%s-%s", p.clusterName, nodePool, hex.EncodeToString(sum[:4]))
+}
+
+// recorded is the group the NodeClass status already holds for nodePool, while it still
+// exists: nodes in a group named before the hash was added stay in it instead of drifting to a
+// new one, and the finalizer still deletes it with the NodeClass.
+func recorded(nodeClass *v1.CloudStackNodeClass, nodePool string, all []*cloudstack.AffinityGroup) (*cloudstack.AffinityGroup, bool) {
+	known, ok := lo.Find(nodeClass.Status.AffinityGroups, func(g v1.AffinityGroup) bool { return g.NodePool == nodePool })
+	if !ok {
+		return nil, false
+	}
+	return lo.Find(all, func(g *cloudstack.AffinityGroup) bool { return g.Id == known.ID })
 }
 
 func (p *DefaultProvider) Ensure(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodePool string) (v1.AffinityGroup, error) {
@@ -73,11 +93,15 @@ func (p *DefaultProvider) Ensure(ctx context.Context, nodeClass *v1.CloudStackNo
 	if err != nil {
 		return v1.AffinityGroup{}, fmt.Errorf("listing affinity groups, %w", err)
 	}
-	if g, ok := lo.Find(all, func(g *cloudstack.AffinityGroup) bool { return g.Name == name }); ok {
+	g, ok := recorded(nodeClass, nodePool, all)
+	if !ok {
+		g, ok = lo.Find(all, func(g *cloudstack.AffinityGroup) bool { return g.Name == name })
+	}
+	if ok {
 		if g.Type != wantType {
-			return v1.AffinityGroup{}, &v1.SpecError{Message: fmt.Sprintf("affinity group %q has type %q but spec.affinity.type is %q: delete the group or change spec.affinity.type", name, g.Type, wantType)}
+			return v1.AffinityGroup{}, &v1.SpecError{Message: fmt.Sprintf("affinity group %q has type %q but spec.affinity.type is %q: delete the group or change spec.affinity.type", g.Name, g.Type, wantType)}
 		}
-		return v1.AffinityGroup{ID: g.Id, Name: name, NodePool: nodePool}, nil
+		return v1.AffinityGroup{ID: g.Id, Name: g.Name, NodePool: nodePool}, nil
 	}
 	created, err := p.api.CreateAffinityGroup(ctx, scope, name, wantType)
 	if err != nil {

@@ -17,6 +17,8 @@ limitations under the License.
 package affinitygroup_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -33,7 +35,7 @@ var _ = Describe("Ensure", func() {
 		nodeClass := withAffinity(v1.AffinityTypeHostAntiAffinity)
 		group, err := provider.Ensure(ctx, nodeClass, "general")
 		Expect(err).ToNot(HaveOccurred())
-		Expect(group.Name).To(Equal("karpenter-test-cluster-general"))
+		Expect(group.Name).To(MatchRegexp(`^karpenter-test-cluster-general-[0-9a-f]{8}$`))
 		Expect(group.NodePool).To(Equal("general"))
 		again, err := provider.Ensure(ctx, nodeClass, "general")
 		Expect(err).ToNot(HaveOccurred())
@@ -57,6 +59,39 @@ var _ = Describe("Ensure", func() {
 		_, err = provider.Ensure(ctx, withAffinity(v1.AffinityTypeHostAntiAffinity), "general")
 		Expect(err).To(MatchError(ContainSubstring(`but spec.affinity.type is "host anti-affinity"`)))
 		Expect(v1.IsSpecError(err)).To(BeTrue())
+	})
+})
+
+var _ = Describe("Name", func() {
+	It("tells apart cluster and NodePool names that join to the same text", func() {
+		Expect(newProvider("a-b", test.ClusterUID).Name("c")).ToNot(Equal(newProvider("a", test.ClusterUID).Name("b-c")))
+	})
+	It("tells apart two clusters given the same name", func() {
+		Expect(newProvider(test.ClusterName, test.ClusterUID).Name("general")).ToNot(Equal(newProvider(test.ClusterName, "another-uid").Name("general")))
+	})
+	It("stays within CloudStack's 255 characters for the longest names", func() {
+		long := strings.Repeat("x", 63)
+		Expect(len(newProvider(long, test.ClusterUID).Name(long))).To(BeNumerically("<=", 255))
+	})
+})
+
+var _ = Describe("Ensure with a group already in status", func() {
+	It("keeps a group named before the hash, so its nodes do not drift", func() {
+		old, err := api.CreateAffinityGroup(ctx, csapiScope, "karpenter-test-cluster-general", string(v1.AffinityTypeHostAntiAffinity))
+		Expect(err).ToNot(HaveOccurred())
+		nodeClass := withAffinity(v1.AffinityTypeHostAntiAffinity)
+		nodeClass.Status.AffinityGroups = []v1.AffinityGroup{{ID: old.ID, Name: "karpenter-test-cluster-general", NodePool: "general"}}
+		group, err := provider.Ensure(ctx, nodeClass, "general")
+		Expect(err).ToNot(HaveOccurred())
+		Expect(group).To(Equal(v1.AffinityGroup{ID: old.ID, Name: "karpenter-test-cluster-general", NodePool: "general"}))
+		Expect(api.Calls("createAffinityGroup")).To(HaveLen(1))
+	})
+	It("creates the hashed group when the recorded one is gone", func() {
+		nodeClass := withAffinity(v1.AffinityTypeHostAntiAffinity)
+		nodeClass.Status.AffinityGroups = []v1.AffinityGroup{{ID: "gone", Name: "karpenter-test-cluster-general", NodePool: "general"}}
+		group, err := provider.Ensure(ctx, nodeClass, "general")
+		Expect(err).ToNot(HaveOccurred())
+		Expect(group.Name).To(Equal(provider.Name("general")))
 	})
 })
 

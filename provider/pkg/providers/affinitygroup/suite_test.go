@@ -29,6 +29,7 @@ import (
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 var (
@@ -51,5 +52,9 @@ var _ = BeforeSuite(func() {
 
 var _ = BeforeEach(func() {
 	api.Reset()
-	provider = affinitygroup.NewDefaultProvider(api, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), "test-cluster")
+	provider = newProvider(test.ClusterName, test.ClusterUID)
 })
+
+func newProvider(clusterName, clusterUID string) *affinitygroup.DefaultProvider {
+	return affinitygroup.NewDefaultProvider(api, cache.New(affinitygroup.CacheTTL, affinitygroup.CacheTTL), clusterName, clusterUID)
+}

@@ -31,33 +31,9 @@ import (
 )
 
 // adopt returns a VM deployed for this NodeClaim before (by a process that crashed before it
-// could record the launch) instead of deploying a second one.
-func (p *DefaultProvider) adopt(nodeClass *v1.CloudStackNodeClass, vm *cloudstack.VirtualMachine, instanceTypes []*cloudprovider.InstanceType) *Launch {
-	in := newInstance(vm)
-	launch := &Launch{Instance: in, Zone: v1.Zone{ID: vm.Zoneid, Name: vm.Zonename}, TemplateID: vm.Templateid}
-	if t, ok := lo.Find(nodeClass.Status.Templates, func(t v1.Template) bool { return t.ID == vm.Templateid }); ok {
-		launch.Architecture = t.Architecture
-	}
-	launch.InstanceType, _ = instancetype.Find(instanceTypes, in.OfferingID, in.CPU, in.MemoryMiB)
-	launch.Region = regionOf(launch.InstanceType, vm.Zonename)
-	return launch
-}
-
-// adoptByName handles a deploy refused because the name is taken: a predecessor deployed the VM
-// and crashed before tagging it. An untagged VM, or one of this cluster, with the NodeClaim's
-// name is that VM; it gets its tags now.
-func (p *DefaultProvider) adoptByName(ctx context.Context, nodeClass *v1.CloudStackNodeClass, name string, tags map[string]string, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
-	vms, err := p.api.ListVirtualMachines(ctx, resources.Scope(nodeClass), csapi.VMFilter{Name: name})
-	if err != nil {
-		return nil, fmt.Errorf("listing VMs named %s, %w", name, err)
-	}
-	vm, ok := lo.Find(vms, func(vm *cloudstack.VirtualMachine) bool {
-		cluster, tagged := clusterTag(vm)
-		return !newInstance(vm).Gone() && (!tagged || cluster == p.opts.ClusterName)
-	})
-	if !ok {
-		return nil, cloudprovider.NewCreateError(fmt.Errorf("VM name %s is taken by a VM of another cluster", name), "NameConflict", "a VM of another cluster has the nodeclaim's name")
-	}
+// could record the launch) instead of deploying a second one. The VM gets the tags it lacks:
+// all of them when it was never tagged, the cluster UID when it is a legacy VM.
+func (p *DefaultProvider) adopt(ctx context.Context, nodeClass *v1.CloudStackNodeClass, vm *cloudstack.VirtualMachine, tags map[string]string, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
 	// Only missing tags are created: CloudStack fails a createTags job for a key already present.
 	have := newInstance(vm).Tags
 	missing := map[string]string{}
@@ -74,14 +50,38 @@ func (p *DefaultProvider) adoptByName(ctx context.Context, nodeClass *v1.CloudSt
 			vm.Tags = append(vm.Tags, cloudstack.Tags{Key: k, Value: v})
 		}
 	}
-	return p.adopt(nodeClass, vm, instanceTypes), nil
+	in := p.remember(newInstance(vm))
+	launch := &Launch{Instance: in, Zone: v1.Zone{ID: vm.Zoneid, Name: vm.Zonename}, TemplateID: vm.Templateid}
+	if t, ok := lo.Find(nodeClass.Status.Templates, func(t v1.Template) bool { return t.ID == vm.Templateid }); ok {
+		launch.Architecture = t.Architecture
+	}
+	launch.InstanceType, _ = instancetype.Find(instanceTypes, in.OfferingID, in.CPU, in.MemoryMiB)
+	launch.Region = regionOf(launch.InstanceType, vm.Zonename)
+	return launch, nil
 }
 
-func clusterTag(vm *cloudstack.VirtualMachine) (string, bool) {
-	for _, t := range vm.Tags {
-		if t.Key == v1.TagCluster {
-			return t.Value, true
-		}
+// adoptByName handles a deploy refused because the name is taken: a predecessor deployed the VM
+// and crashed before tagging it. Only a live VM of exactly that name (older CloudStack releases
+// match the name filter as a substring) that is this cluster's is that VM: one with its UID
+// tag, or without a UID tag but with its owner mark. Anything else is refused, as adopting it
+// would later destroy another cluster's VM.
+func (p *DefaultProvider) adoptByName(ctx context.Context, nodeClass *v1.CloudStackNodeClass, name string, tags map[string]string, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
+	vms, err := p.api.ListVirtualMachines(ctx, resources.Scope(nodeClass), csapi.VMFilter{Name: name})
+	if err != nil {
+		return nil, fmt.Errorf("listing VMs named %s, %w", name, err)
 	}
-	return "", false
+	reason := "no live VM of exactly that name is visible to these credentials"
+	for _, vm := range vms {
+		in := newInstance(vm)
+		if vm.Name != name || in.Gone() {
+			continue
+		}
+		if p.ownerOf(in) == foreign {
+			reason = p.notOurs(in).Error()
+			continue
+		}
+		return p.adopt(ctx, nodeClass, vm, tags, instanceTypes)
+	}
+	return nil, cloudprovider.NewCreateError(fmt.Errorf("deploying VM %s: CloudStack answers that the name is taken, and not by this cluster's VM: %s", name, reason),
+		"NameConflict", "a VM that is not this cluster's has the nodeclaim's name")
 }

@@ -18,17 +18,22 @@ package instance
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
 
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/scheduling"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
 )
 
 // candidate is one way to launch a NodeClaim: an instance type in a zone, with the network and
@@ -42,13 +47,40 @@ type candidate struct {
 	tieBreak     uint64
 }
 
-// choose picks the first candidate; none is insufficient capacity, so that core plans again.
-func (p *DefaultProvider) choose(nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (candidate, error) {
+// choose picks the first candidate the scope's CloudStack limits leave room for and reserves
+// that room; release gives it back when the deploy is not accepted. None is insufficient
+// capacity, so that core plans again; when limits ruled candidates out, the error wraps the
+// first *limits.ExceededError.
+func (p *DefaultProvider) choose(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (candidate, func(), error) {
 	candidates := p.candidates(nodeClass, nodeClaim, instanceTypes)
 	if len(candidates) == 0 {
-		return candidate{}, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no available offering and zone match the nodeclaim's requirements"))
+		return candidate{}, nil, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no available offering and zone match the nodeclaim's requirements"))
 	}
-	return candidates[0], nil
+	if p.opts.Limits == nil {
+		return candidates[0], func() {}, nil
+	}
+	var blocked error
+	for _, c := range candidates {
+		cpu, memory := shape(c.instanceType)
+		release, err := p.opts.Limits.Reserve(ctx, resources.Scope(nodeClass), cpu, memory)
+		var exceeded *limits.ExceededError
+		switch {
+		case errors.As(err, &exceeded):
+			blocked = cmp.Or(blocked, err)
+			continue
+		case err != nil:
+			// The limits could not be read: CloudStack still checks them at deploy.
+			log.FromContext(ctx).Error(err, "reading cloudstack limits, deploying without checking them")
+			return c, func() {}, nil
+		}
+		return c, release, nil
+	}
+	return candidate{}, nil, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no offering fits the remaining CloudStack limits, %w", blocked))
+}
+
+// shape is the vCPUs and MiB a VM of the instance type counts against limits.
+func shape(it *cloudprovider.InstanceType) (cpu, memoryMiB int64) {
+	return it.Capacity.Cpu().Value(), it.Capacity.Memory().Value() / (1 << 20)
 }
 
 // candidates lists every launchable instance type x zone compatible with the NodeClaim, cheapest
@@ -68,7 +100,7 @@ func (p *DefaultProvider) candidates(nodeClass *v1.CloudStackNodeClass, nodeClai
 			if !reqs.IsCompatible(offering.Requirements, scheduling.AllowUndefinedWellKnownLabels) || p.unavailable.IsUnavailable(it.Name, zoneName) {
 				continue
 			}
-			c, ok := placement(nodeClass, reqs, it, zoneName)
+			c, ok := placement(nodeClass, it, zoneName, offering.Requirements.Get(corev1.LabelArchStable))
 			if !ok {
 				continue
 			}
@@ -77,7 +109,9 @@ func (p *DefaultProvider) candidates(nodeClass *v1.CloudStackNodeClass, nodeClai
 			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(a, b candidate) int {
+	// Stable: the candidates of one type and zone differ only by architecture and tie; they
+	// keep the offerings' order, so a retried Create picks the same template again.
+	slices.SortStableFunc(out, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.tieBreak, b.tieBreak))
 	})
 	return out
@@ -92,9 +126,9 @@ func tieBreak(parts ...string) uint64 {
 	return h.Sum64()
 }
 
-// placement finds the zone's network and a template whose architecture both the NodeClaim and
-// the instance type allow.
-func placement(nodeClass *v1.CloudStackNodeClass, reqs scheduling.Requirements, it *cloudprovider.InstanceType, zoneName string) (candidate, bool) {
+// placement finds the zone's network and the zone's template of the offering's architecture;
+// the offering was checked against the NodeClaim, so the architecture is one it allows.
+func placement(nodeClass *v1.CloudStackNodeClass, it *cloudprovider.InstanceType, zoneName string, arch *scheduling.Requirement) (candidate, bool) {
 	zone, ok := lo.Find(nodeClass.Status.Zones, func(z v1.Zone) bool { return z.Name == zoneName })
 	if !ok {
 		return candidate{}, false
@@ -104,7 +138,7 @@ func placement(nodeClass *v1.CloudStackNodeClass, reqs scheduling.Requirements, 
 		return candidate{}, false
 	}
 	template, ok := lo.Find(nodeClass.Status.Templates, func(t v1.Template) bool {
-		return t.ZoneID == zone.ID && reqs.Get(corev1.LabelArchStable).Has(t.Architecture) && it.Requirements.Get(corev1.LabelArchStable).Has(t.Architecture)
+		return t.ZoneID == zone.ID && arch.Has(t.Architecture)
 	})
 	if !ok {
 		return candidate{}, false

@@ -61,13 +61,20 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 			return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
 		}
 		if existing != nil {
-			return p.adopt(nodeClass, existing, instanceTypes), nil
+			return p.adopt(ctx, nodeClass, existing, p.tagsFor(nodeClass, nodeClaim), instanceTypes)
 		}
 	}
-	c, err := p.choose(nodeClass, nodeClaim, instanceTypes)
+	c, release, err := p.choose(ctx, nodeClass, nodeClaim, instanceTypes)
 	if err != nil {
 		return nil, err
 	}
+	// The room reserved under the limits is kept once CloudStack accepted the deploy.
+	deployed := false
+	defer func() {
+		if !deployed {
+			release()
+		}
+	}()
 	launch := &Launch{InstanceType: c.instanceType, Zone: c.zone, Region: regionOf(c.instanceType, c.zone.Name), Architecture: c.template.Architecture, TemplateID: c.template.ID}
 	req, err := p.render(ctx, nodeClass, nodeClaim, c, launch.Labels())
 	if err != nil {
@@ -91,8 +98,9 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		return p.adoptByName(ctx, nodeClass, nodeClaim.Name, tags, instanceTypes)
 	}
 	if err != nil {
-		return nil, p.launchError(err, c)
+		return nil, p.launchError(err, c, req.Scope)
 	}
+	deployed = true
 	// Watched before tagging, so one poll can report both jobs.
 	deployJob := p.watcher.Watch(created.JobID)
 	// The tags are requested before returning: once core has recorded the providerID no later
@@ -199,7 +207,7 @@ func (p *DefaultProvider) awaitDeploy(ctx context.Context, l launching) (*clouds
 		log.FromContext(ctx).Info("the deploy job failed or has no outcome, but the VM lives: keeping the launch", "id", l.vmID, "state", vm.State, "job error", jobErr.Error())
 		return vm, nil
 	}
-	return nil, p.launchError(jobErr, l.c)
+	return nil, p.launchError(jobErr, l.c, l.scope)
 }
 
 // passingAttempts bounds the tries of a call whose failure would undo a launch; waits between
@@ -279,7 +287,7 @@ func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNo
 		return csapi.DeployRequest{}, fmt.Errorf("rendering userdata, %w", err)
 	}
 	req := csapi.DeployRequest{
-		Scope: resources.Scope(nodeClass), Name: nodeClaim.Name, DisplayName: displayName(nodeClaim.Name, p.opts.ClusterName), ZoneID: c.zone.ID,
+		Scope: resources.Scope(nodeClass), Name: nodeClaim.Name, DisplayName: displayName(nodeClaim.Name, p.opts.ClusterName, p.opts.ClusterUID), ZoneID: c.zone.ID,
 		ServiceOfferingID: labels[v1.LabelServiceOffering], TemplateID: c.template.ID, NetworkIDs: []string{c.network.ID},
 		UserData: userData, SSHKeyPairs: nodeClass.Status.SSHKeyPairs, Details: maps.Clone(nodeClass.Spec.Details),
 	}
@@ -314,7 +322,7 @@ func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNo
 // once (and the offering x zone is skipped for a while), a custom shape out of the offering's
 // bounds likewise (skipped in every zone: the bounds are the cloud's), limits re-plan, the rest
 // is a CreateError carrying CloudStack's code and text.
-func (p *DefaultProvider) launchError(err error, c candidate) error {
+func (p *DefaultProvider) launchError(err error, c candidate, scope csapi.Scope) error {
 	var apiErr *csapi.APIError
 	code := "none"
 	if errors.As(err, &apiErr) {
@@ -331,6 +339,10 @@ func (p *DefaultProvider) launchError(err error, c candidate) error {
 		}
 		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s, the custom offering refuses the shape, %w", c.instanceType.Name, err))
 	case csapi.IsLimitExceeded(err):
+		// Someone else used the room the provider counted on: read the limits again.
+		if p.opts.Limits != nil {
+			p.opts.Limits.Invalidate(scope)
+		}
 		return cloudprovider.NewInsufficientCapacityError(fmt.Errorf("launching %s, account limit reached, %w", c.instanceType.Name, err))
 	case apiErr != nil:
 		return cloudprovider.NewCreateError(err, "LaunchFailed", fmt.Sprintf("CloudStack error %d: %s", apiErr.Code, apiErr.Text))

@@ -38,6 +38,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
 )
 
 // VM states the provider treats as gone: the VM will never run again.
@@ -51,11 +52,12 @@ const (
 
 // Instance is what the provider needs to know about a VM.
 type Instance struct {
-	ID       string
-	Name     string
-	State    string
-	ZoneID   string
-	ZoneName string
+	ID          string
+	Name        string
+	DisplayName string
+	State       string
+	ZoneID      string
+	ZoneName    string
 	// ProjectID is the project owning the VM; empty for the account's own VMs.
 	ProjectID        string
 	OfferingID       string
@@ -64,8 +66,16 @@ type Instance struct {
 	AffinityGroupIDs []string
 	CPU              int64
 	MemoryMiB        int64
-	Tags             map[string]string
-	Created          time.Time
+	// Tags is nil where the provider remembers a VM without knowing its tags (gone, or failed
+	// at launch): ownership is judged only on known tags.
+	Tags    map[string]string
+	Created time.Time
+	// Legacy is set by ListAll on VMs that carry this cluster's name but not its UID: they
+	// are this cluster's only where a NodeClaim names them (TagOwned).
+	Legacy bool
+	// destroyedHere is set once a destroy job of this provider finished: the one gone state
+	// Delete trusts without asking CloudStack again.
+	destroyedHere bool
 }
 
 // Gone is true for VMs that will never run again.
@@ -75,7 +85,7 @@ func (i *Instance) Gone() bool {
 
 func newInstance(vm *cloudstack.VirtualMachine) *Instance {
 	in := &Instance{
-		ID: vm.Id, Name: vm.Name, State: vm.State, ZoneID: vm.Zoneid, ZoneName: vm.Zonename, ProjectID: vm.Projectid,
+		ID: vm.Id, Name: vm.Name, DisplayName: vm.Displayname, State: vm.State, ZoneID: vm.Zoneid, ZoneName: vm.Zonename, ProjectID: vm.Projectid,
 		OfferingID: vm.Serviceofferingid, TemplateID: vm.Templateid, CPU: int64(vm.Cpunumber), MemoryMiB: int64(vm.Memory),
 		Tags: make(map[string]string, len(vm.Tags)),
 	}
@@ -120,9 +130,15 @@ type Provider interface {
 // Options of the instance provider.
 type Options struct {
 	ClusterName string
+	// ClusterUID is the kube-system namespace's UID: tagged on every VM and part of the owner
+	// mark, it tells apart clusters that share a name.
+	ClusterUID string
 	// NodeClasses tells which scopes NodeClasses use, so that Get, List and garbage collection
-	// find VMs in their projects; nil means the default scope only.
+	// find VMs in their projects and domains; nil adds none to the default scope and the
+	// projects the credentials see.
 	NodeClasses ScopeLister
+	// Limits keeps launches within CloudStack's resource limits; nil leaves that to CloudStack.
+	Limits limits.Provider
 	// Membership keeps launched VMs members of the ExternalManaged CKS cluster the provider
 	// runs in; nil elsewhere.
 	Membership ClusterMembership
@@ -168,7 +184,8 @@ type DefaultProvider struct {
 	lookups      *batcher.Batcher[csapi.Scope, vmByName, *cloudstack.VirtualMachine]
 	gets         *batcher.Batcher[csapi.Scope, vmByID, *cloudstack.VirtualMachine]
 	tags         *batcher.Batcher[tagBatch, tagRequest, string]
-	expunge      *capabilityCache
+	expunge      *cachedValue[bool]
+	projects     *cachedValue[bool]
 	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
 	seen       *gocache.Cache
 	destroying destroyJobs
@@ -193,15 +210,26 @@ func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *W
 	p.tags = batcher.New(clk, batcher.Options[tagBatch, tagRequest, string]{
 		Window: tagWindow, MaxItems: idsPerCall, Key: tagRequest.batch, Exec: p.createTags,
 	})
-	p.expunge = &capabilityCache{api: api, clock: clk}
+	p.expunge = &cachedValue[bool]{clock: clk, ttl: capabilityTTL, fetch: expungeAllowed(api)}
+	p.projects = &cachedValue[bool]{clock: clk, ttl: projectsTTL, fetch: inProjects(api)}
 	return p
 }
 
 // scopes are where Get, List and garbage collection look: the default scope (the
-// cloud-config's project, or the account), and every project of the caller at once
-// (projectid=-1) when a NodeClass names a project.
+// cloud-config's project, or the account), every project of the caller at once
+// (projectid=-1) when it sees any project or a NodeClass names one, and the domains
+// NodeClasses name. Projects are not only those NodeClasses name today: a NodeClass's project
+// may change while VMs remain in the old one, and they must neither be taken for gone nor
+// escape garbage collection.
 func (p *DefaultProvider) scopes(ctx context.Context) ([]csapi.Scope, error) {
 	out := []csapi.Scope{{}}
+	inProjects, err := p.projects.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if inProjects {
+		out = append(out, csapi.Scope{ProjectID: csapi.AllProjects})
+	}
 	if p.opts.NodeClasses == nil {
 		return out, nil
 	}

@@ -111,7 +111,8 @@ func (p *DefaultProvider) remember(in *Instance) *Instance {
 	return in
 }
 
-// List returns the live VMs of this cluster with one tag-filtered, paged listing.
+// List returns the live VMs of this cluster with one tag-filtered, paged listing per scope.
+// Legacy VMs are listed too: core deletes the NodeClaim of a VM it does not find here.
 func (p *DefaultProvider) List(ctx context.Context) ([]*Instance, error) {
 	all, err := p.listCluster(ctx)
 	if err != nil {
@@ -128,24 +129,27 @@ func (p *DefaultProvider) List(ctx context.Context) ([]*Instance, error) {
 
 // ListAll is List including VMs in Error and Destroyed, for garbage collection, and VMs this
 // cluster deployed but never tagged (a crash between deploy and createTags): those carry the
-// owner mark in their display name, which a second call lists by keyword.
+// owner mark in their display name, which a second call lists by keyword. Legacy VMs come
+// with Legacy set; no foreign VM is returned.
 func (p *DefaultProvider) ListAll(ctx context.Context) ([]*Instance, error) {
 	tagged, err := p.listCluster(ctx)
 	if err != nil {
 		return nil, err
 	}
-	vms, err := p.listScopes(ctx, csapi.VMFilter{Keyword: ownerMark(p.opts.ClusterName)})
+	vms, err := p.listScopes(ctx, csapi.VMFilter{Keyword: ownerMark(p.opts.ClusterName, p.opts.ClusterUID)})
 	if err != nil {
 		return nil, fmt.Errorf("listing VMs by owner mark, %w", err)
 	}
 	for _, vm := range vms {
-		if _, isTagged := clusterTag(vm); !isTagged && markedBy(vm, p.opts.ClusterName) {
-			tagged = append(tagged, newInstance(vm))
+		if in := newInstance(vm); len(in.Tags) == 0 && p.ownerOf(in) == owned {
+			tagged = append(tagged, in)
 		}
 	}
 	return tagged, nil
 }
 
+// listCluster lists the VMs tagged with this cluster's name and keeps those it owns or that
+// are legacy (Legacy set).
 func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) {
 	vms, err := p.listScopes(ctx, csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
 	if err != nil {
@@ -153,11 +157,27 @@ func (p *DefaultProvider) listCluster(ctx context.Context) ([]*Instance, error) 
 	}
 	out := make([]*Instance, 0, len(vms))
 	for _, vm := range vms {
-		if p.ours(vm) {
-			out = append(out, p.remember(newInstance(vm)))
+		in := newInstance(vm)
+		switch p.ownerOf(in) {
+		case foreign:
+			continue
+		case legacy:
+			in.Legacy = true
 		}
+		out = append(out, p.remember(in))
 	}
 	return out, nil
+}
+
+// TagOwned gives a legacy VM this cluster's UID tag, once a NodeClaim of this cluster has
+// proved it is this cluster's by naming it; from then on it is owned like any other. It
+// returns once CloudStack accepted the call: a failed job leaves the VM legacy, and the next
+// garbage collection asks again.
+func (p *DefaultProvider) TagOwned(ctx context.Context, id string) error {
+	if _, err := p.api.CreateTags(ctx, []string{id}, map[string]string{v1.TagClusterUID: p.opts.ClusterUID}); err != nil {
+		return fmt.Errorf("tagging VM %s with the cluster UID, %w", id, err)
+	}
+	return nil
 }
 
 // listScopes lists the VMs of every scope, each once.
@@ -180,13 +200,12 @@ func (p *DefaultProvider) listScopes(ctx context.Context, filter csapi.VMFilter)
 }
 
 // Delete starts destroying the VM and returns nil until the destroy job has finished; then, or
-// when CloudStack does not know the VM, it returns a NodeClaimNotFoundError, which tells core
-// that termination finished. Core asks again every few seconds, and the job watcher's shared
-// poll answers, not a listing per VM: a termination costs one call, the destroy.
+// when CloudStack answers that the id does not exist, it returns a NodeClaimNotFoundError,
+// which tells core that termination finished. Core asks again every few seconds, and the job
+// watcher's shared poll answers, not a listing per VM. No other remembered "gone" is trusted
+// (a launch that failed, a VM no scope listed): the destroy call asks CloudStack. A VM of
+// another cluster is never destroyed; its NodeClaim is told it is gone.
 func (p *DefaultProvider) Delete(ctx context.Context, id string) error {
-	if in, ok := p.lastKnown(id); ok && in.Gone() {
-		return goneError(in)
-	}
 	if job, ok := p.destroying.get(id); ok {
 		done, err := job.Done()
 		if !done {
@@ -196,7 +215,13 @@ func (p *DefaultProvider) Delete(ctx context.Context, id string) error {
 		if err != nil && !csapi.IsNotFound(err) {
 			return fmt.Errorf("destroying VM %s, %w", id, err)
 		}
-		return goneError(p.remember(&Instance{ID: id, State: StateDestroyed}))
+		return goneError(p.remember(&Instance{ID: id, State: StateDestroyed, destroyedHere: true}))
+	}
+	if in, ok := p.lastKnown(id); ok && in.destroyedHere {
+		return goneError(in)
+	}
+	if err := p.mayDestroy(ctx, id); err != nil {
+		return err
 	}
 	jobID, err := p.destroy(ctx, id)
 	if err != nil {
@@ -206,6 +231,28 @@ func (p *DefaultProvider) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("destroying VM %s, %w", id, err)
 	}
 	p.destroying.add(id, p.watcher.Watch(jobID))
+	return nil
+}
+
+// mayDestroy refuses a VM that is not this cluster's, judged on its known tags: those of its
+// launch or last listing, else a lookup by id in every scope. A VM that no scope lists is
+// destroyed by id all the same, and CloudStack answers whether it exists. A legacy VM is
+// destroyed: its NodeClaim names it.
+func (p *DefaultProvider) mayDestroy(ctx context.Context, id string) error {
+	in, ok := p.lastKnown(id)
+	if !ok || in.Tags == nil {
+		vm, err := p.find(ctx, id)
+		if err != nil {
+			return fmt.Errorf("looking up VM %s before destroying it, %w", id, err)
+		}
+		if vm == nil {
+			return nil
+		}
+		in = p.remember(newInstance(vm))
+	}
+	if p.ownerOf(in) == foreign {
+		return cloudprovider.NewNodeClaimNotFoundError(fmt.Errorf("not destroying VM %s, %w", id, p.notOurs(in)))
+	}
 	return nil
 }
 
@@ -221,7 +268,7 @@ func (p *DefaultProvider) destroy(ctx context.Context, id string) (string, error
 // for users unless allow.user.expunge.recover.vm is set. A VM already Destroyed is destroyed
 // again without error, as CloudStack does.
 func (p *DefaultProvider) destroyVM(ctx context.Context, id string) (string, error) {
-	expunge, err := p.expunge.Allowed(ctx)
+	expunge, err := p.expunge.Get(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -43,12 +43,12 @@ func TestGetMapsMissingAndDeadVMsToNotFound(t *testing.T) {
 		t.Errorf("unknown id: %v, want NodeClaimNotFoundError", err)
 	}
 	for _, state := range []string{"Destroyed", "Expunging", "Error"} {
-		id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm-" + state, State: state}, map[string]string{v1.TagCluster: clusterName})
+		id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm-" + state, State: state}, ourTags())
 		if _, err := e.provider.Get(ctx, id); !cloudprovider.IsNodeClaimNotFoundError(err) {
 			t.Errorf("VM in %s: %v, want NodeClaimNotFoundError", state, err)
 		}
 	}
-	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm-running", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
+	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm-running", State: "Running"}, ourTags())
 	if in, err := e.provider.Get(ctx, id); err != nil || in.Name != "vm-running" {
 		t.Errorf("running VM: %v, %v", in, err)
 	}
@@ -57,17 +57,27 @@ func TestGetMapsMissingAndDeadVMsToNotFound(t *testing.T) {
 func TestListReturnsOnlyThisClustersLiveVMs(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	ours := e.api.AddVM(cloudstack.VirtualMachine{Name: "ours", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
-	e.api.AddVM(cloudstack.VirtualMachine{Name: "destroyed", State: "Destroyed"}, map[string]string{v1.TagCluster: clusterName})
+	ours := e.api.AddVM(cloudstack.VirtualMachine{Name: "ours", State: "Running"}, ourTags())
+	// Deployed before the UID tag: core would delete its NodeClaim were it not listed.
+	legacy := e.api.AddVM(cloudstack.VirtualMachine{Name: "legacy", Displayname: "legacy [karpenter:" + clusterName + "]", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
+	e.api.AddVM(cloudstack.VirtualMachine{Name: "destroyed", State: "Destroyed"}, ourTags())
 	// CloudStack matches tag values case-insensitively: another cluster's VM comes back too.
 	e.api.AddVM(cloudstack.VirtualMachine{Name: "theirs", State: "Running"}, map[string]string{v1.TagCluster: "TEST-CLUSTER"})
+	// Another cluster given the same name.
+	e.api.AddVM(cloudstack.VirtualMachine{Name: "namesake", State: "Running"}, map[string]string{v1.TagCluster: clusterName, v1.TagClusterUID: otherUID})
+	// The cluster tag alone, without the owner mark, proves nothing.
+	e.api.AddVM(cloudstack.VirtualMachine{Name: "tag-only", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
 	e.api.AddVM(cloudstack.VirtualMachine{Name: "untagged", State: "Running"}, nil)
 	instances, err := e.provider.List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(instances) != 1 || instances[0].ID != ours {
-		t.Fatalf("List = %v, want only %s", instances, ours)
+	got := map[string]bool{}
+	for _, in := range instances {
+		got[in.ID] = true
+	}
+	if len(got) != 2 || !got[ours] || !got[legacy] {
+		t.Fatalf("List = %v, want only %s and the legacy %s", instances, ours, legacy)
 	}
 	if n := len(e.api.Calls("listVirtualMachines")); n != 1 {
 		t.Errorf("List made %d listVirtualMachines calls, want 1", n)
@@ -79,7 +89,7 @@ func TestDeleteReturnsNotFoundOnceTheDestroyJobFinished(t *testing.T) {
 		e := newEnv(t)
 		e.api.SetJobDuration(10 * time.Second)
 		e.api.SetCapabilities(cloudstack.Capability{Allowuserexpungerecovervm: expungeAllowed})
-		id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
+		id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, ourTags())
 		start := e.clk.Now()
 		if err := e.deleteUntilGone(t, id); err != nil {
 			t.Fatal(err)
@@ -97,8 +107,8 @@ func TestDeleteReturnsNotFoundOnceTheDestroyJobFinished(t *testing.T) {
 		if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 {
 			t.Fatalf("%d destroy calls, want 1", len(destroys))
 		}
-		if lists := e.api.Calls("listVirtualMachines"); len(lists) != 0 {
-			t.Errorf("%d listVirtualMachines calls, want none: the job watcher tells when the VM is gone, and then memory", len(lists))
+		if lists := e.api.Calls("listVirtualMachines"); len(lists) != 1 {
+			t.Errorf("%d listVirtualMachines calls, want one, for the tags of a VM never seen before: the job watcher tells when the VM is gone, and then memory", len(lists))
 		}
 		if remaining := len(e.api.VMs()); (remaining == 0) != expungeAllowed {
 			t.Errorf("expunge allowed %v but %d VMs remain: expunge must follow listCapabilities", expungeAllowed, remaining)
@@ -108,7 +118,7 @@ func TestDeleteReturnsNotFoundOnceTheDestroyJobFinished(t *testing.T) {
 
 func TestDeleteDestroysAgainAfterAFailedDestroyJob(t *testing.T) {
 	e := newEnv(t)
-	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
+	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, ourTags())
 	e.api.FailJobs("destroyVirtualMachine", 530, "Failed to destroy vm", 1)
 	err := e.deleteUntilGone(t, id)
 	if err == nil || !strings.Contains(err.Error(), "Failed to destroy vm") {
@@ -164,7 +174,7 @@ func queuedGets(t *testing.T, e *env, first string, ids []string) ([]error, [][]
 	t.Helper()
 	api := &gatedAPI{API: e.api}
 	errs := make([]error, len(ids))
-	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName}, nil, e.unavailable, nil, nil, nil, cache.NewInstances())
+	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, nil, e.unavailable, nil, nil, nil, cache.NewInstances())
 	synctest.Test(t, func(t *testing.T) {
 		api.entered, api.release = make(chan struct{}), make(chan struct{})
 		ctx := context.Background()
@@ -264,7 +274,7 @@ func TestVMsOfANodeClassProjectAreFoundByGetListAndListAll(t *testing.T) {
 	if vms, err := e.provider.List(ctx); err != nil || len(vms) != 0 {
 		t.Fatalf("List in the default scope only got %d VMs, %v; want none", len(vms), err)
 	}
-	scoped := instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, NodeClasses: projectScopes{{}, {ProjectID: project}}},
+	scoped := instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID, NodeClasses: projectScopes{{}, {ProjectID: project}}},
 		e.watcher, e.unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	before := len(e.api.Calls("listVirtualMachines"))
 	got, err := scoped.Get(ctx, launch.Instance.ID)

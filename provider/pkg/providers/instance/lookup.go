@@ -34,7 +34,7 @@ import (
 const lookupBatch = 500
 
 // lookupByName finds, for each name, a live VM of this cluster with that name, in one tag-filtered
-// listing per burst of launches.
+// listing per burst of launches. A legacy VM counts: the NodeClaim of that name claims it.
 func (p *DefaultProvider) lookupByName(ctx context.Context, scope csapi.Scope, reqs []vmByName) ([]*cloudstack.VirtualMachine, error) {
 	vms, err := p.api.ListVirtualMachines(csapi.StartingLaunch(ctx), scope, csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
 	if err != nil {
@@ -42,7 +42,7 @@ func (p *DefaultProvider) lookupByName(ctx context.Context, scope csapi.Scope, r
 	}
 	byName := map[string]*cloudstack.VirtualMachine{}
 	for _, vm := range vms {
-		if p.ours(vm) && !newInstance(vm).Gone() {
+		if in := newInstance(vm); p.ownerOf(in) != foreign && !in.Gone() {
 			byName[vm.Name] = vm
 		}
 	}
@@ -81,35 +81,59 @@ func (p *DefaultProvider) listByIDs(ctx context.Context, scope csapi.Scope, ids 
 	return vms, nil
 }
 
-// ours checks the cluster tag exactly: CloudStack matches tag filters case-insensitively.
-func (p *DefaultProvider) ours(vm *cloudstack.VirtualMachine) bool {
-	cluster, ok := clusterTag(vm)
-	return ok && cluster == p.opts.ClusterName
-}
-
 // capabilityTTL: whether users may expunge is a global setting that changes by operator action.
 const capabilityTTL = 10 * time.Minute
 
-// capabilityCache remembers whether this account may expunge VMs.
-type capabilityCache struct {
-	api   csapi.API
+// projectsTTL bounds how long a project the account joins goes unlisted by Get, List and
+// garbage collection. The projects NodeClasses name are listed regardless, so it only matters
+// for VMs left in a project no NodeClass names any more, which are never in a hurry.
+const projectsTTL = 5 * time.Minute
+
+// cachedValue is a value fetched from CloudStack at most once per ttl; concurrent callers
+// wait for the one fetch in flight.
+type cachedValue[T any] struct {
 	clock clock.Clock
+	ttl   time.Duration
+	fetch func(context.Context) (T, error)
 
 	mu      sync.Mutex
 	expires time.Time
-	allowed bool
+	value   T
 }
 
-func (c *capabilityCache) Allowed(ctx context.Context) (bool, error) {
+func (c *cachedValue[T]) Get(ctx context.Context) (T, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.clock.Now().Before(c.expires) {
-		return c.allowed, nil
+		return c.value, nil
 	}
-	caps, err := c.api.ListCapabilities(ctx)
+	v, err := c.fetch(ctx)
 	if err != nil {
-		return false, fmt.Errorf("listing capabilities, %w", err)
+		return v, err
 	}
-	c.allowed, c.expires = caps.Allowuserexpungerecovervm, c.clock.Now().Add(capabilityTTL)
-	return c.allowed, nil
+	c.value, c.expires = v, c.clock.Now().Add(c.ttl)
+	return v, nil
+}
+
+// expungeAllowed tells whether this account may expunge VMs.
+func expungeAllowed(api csapi.API) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		caps, err := api.ListCapabilities(ctx)
+		if err != nil {
+			return false, fmt.Errorf("listing capabilities, %w", err)
+		}
+		return caps.Allowuserexpungerecovervm, nil
+	}
+}
+
+// inProjects tells whether the credentials see any project, and so whether listings must
+// cover every project too.
+func inProjects(api csapi.API) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		projects, err := api.ListProjects(ctx)
+		if err != nil {
+			return false, fmt.Errorf("listing projects, %w", err)
+		}
+		return len(projects) > 0, nil
+	}
 }

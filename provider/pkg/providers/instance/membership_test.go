@@ -25,7 +25,6 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
-	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -38,7 +37,7 @@ import (
 func (e *env) inCKSCluster() string {
 	c := e.api.AddKubernetesCluster("prod", csapi.ClusterTypeExternalManaged)
 	m := kubernetescluster.NewMembership(e.api, e.clk, &kubernetescluster.Cluster{ID: c.Id, Name: c.Name, Type: c.Clustertype})
-	e.provider = instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, Membership: m}, e.watcher, e.unavailable,
+	e.provider = instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID, Membership: m}, e.watcher, e.unavailable,
 		e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	return c.Id
 }
@@ -103,7 +102,7 @@ func TestARefusedJoinKeepsTheLaunch(t *testing.T) {
 func TestDeleteLeavesTheCKSClusterBeforeDestroying(t *testing.T) {
 	e := newEnv(t)
 	cluster := e.inCKSCluster()
-	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
+	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, ourTags())
 	if err := e.api.AddVirtualMachinesToKubernetesCluster(context.Background(), cluster, []string{id}); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +142,7 @@ func TestARefusedOrNeedlessRemovalStillDestroys(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
 			e.inCKSCluster()
-			id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
+			id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, ourTags())
 			if removal != nil {
 				e.api.FailCalls("removeVirtualMachinesFromKubernetesCluster", removal, 1)
 			}

@@ -39,7 +39,17 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 )
 
-const clusterName = "test-cluster"
+const (
+	clusterName = "test-cluster"
+	clusterUID  = "0b6e8a52-7c1d-4f3e-9a2b-5d4c3b2a1f00"
+	// otherUID is another cluster's, given the same name.
+	otherUID = "9f8e7d6c-0000-4000-8000-00000000beef"
+)
+
+// ourTags are the tags that make a VM this cluster's.
+func ourTags() map[string]string {
+	return map[string]string{v1.TagCluster: clusterName, v1.TagClusterUID: clusterUID}
+}
 
 func init() {
 	log.SetLogger(logr.Discard())
@@ -103,7 +113,7 @@ func newEnvOver(t testing.TB, wrap func(*fake.API) csapi.API) *env {
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
 	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}, watcher: watcher, failures: &fake.LaunchFailures{}}
-	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName}, watcher, unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, watcher, unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	e.nodeClass = fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	e.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e

@@ -20,10 +20,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -40,21 +38,6 @@ const idsPerCall = 50
 // the rate limit (10-25 a second) and then share one createTags call and its job.
 const tagWindow = time.Second
 
-// ownerMark ends the display name of every VM the provider deploys: tags come a call after
-// the deploy, so until then the mark is what tells this cluster's VMs apart.
-func ownerMark(clusterName string) string { return "[karpenter:" + clusterName + "]" }
-
-// displayName is the NodeClaim's name with the owner mark.
-func displayName(nodeClaim, clusterName string) string {
-	return nodeClaim + " " + ownerMark(clusterName)
-}
-
-// markedBy tells whether the VM's display name carries the cluster's owner mark, exactly:
-// CloudStack's keyword search ignores case.
-func markedBy(vm *cloudstack.VirtualMachine, clusterName string) bool {
-	return strings.HasSuffix(vm.Displayname, " "+ownerMark(clusterName))
-}
-
 // tagsFor are the tags of a NodeClaim's VM. They hold nothing specific to the NodeClaim (its
 // name is the VM name), so every launch of a NodePool shares one tag set and one createTags call.
 func (p *DefaultProvider) tagsFor(nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim) map[string]string {
@@ -63,6 +46,7 @@ func (p *DefaultProvider) tagsFor(nodeClass *v1.CloudStackNodeClass, nodeClaim *
 		tags = map[string]string{}
 	}
 	tags[v1.TagCluster] = p.opts.ClusterName
+	tags[v1.TagClusterUID] = p.opts.ClusterUID
 	tags[v1.TagNodeClass] = nodeClass.Name
 	if pool := nodeClaim.Labels[karpv1.NodePoolLabelKey]; pool != "" {
 		tags[v1.TagNodePool] = pool

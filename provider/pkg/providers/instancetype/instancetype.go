@@ -22,6 +22,7 @@ package instancetype
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -80,7 +81,7 @@ func (p *DefaultProvider) List(_ context.Context, nodeClass *v1.CloudStackNodeCl
 
 func (p *DefaultProvider) build(nodeClass *v1.CloudStackNodeClass) ([]*cloudprovider.InstanceType, error) {
 	zones := launchableZones(nodeClass)
-	archs := architectures(nodeClass)
+	archs := architecturesByZone(nodeClass)
 	var types []*cloudprovider.InstanceType
 	for _, offering := range nodeClass.Status.ServiceOfferings {
 		offeringZones := zonesOf(offering, zones)
@@ -133,14 +134,17 @@ func zonesOf(offering v1.ServiceOffering, zones []v1.Zone) []v1.Zone {
 	return out
 }
 
-func architectures(nodeClass *v1.CloudStackNodeClass) []string {
-	seen := map[string]bool{}
-	var out []string
+// architecturesByZone are the architectures of the templates resolved in each zone, by zone ID
+// and sorted, so that offerings come out in the same order on every build.
+func architecturesByZone(nodeClass *v1.CloudStackNodeClass) map[string][]string {
+	out := map[string][]string{}
 	for _, t := range nodeClass.Status.Templates {
-		if !seen[t.Architecture] && t.Architecture != "" {
-			seen[t.Architecture] = true
-			out = append(out, t.Architecture)
+		if t.Architecture != "" && !slices.Contains(out[t.ZoneID], t.Architecture) {
+			out[t.ZoneID] = append(out[t.ZoneID], t.Architecture)
 		}
+	}
+	for _, archs := range out {
+		slices.Sort(archs)
 	}
 	return out
 }

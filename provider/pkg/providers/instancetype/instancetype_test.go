@@ -19,15 +19,18 @@ package instancetype_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	clocktesting "k8s.io/utils/clock/testing"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/pkg/scheduling"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
@@ -246,5 +249,71 @@ func TestEphemeralStorageFollowsTheRootDisk(t *testing.T) {
 				t.Errorf("nodefs eviction threshold %d bytes, want %d", eviction.Value(), tc.threshold)
 			}
 		})
+	}
+}
+
+// TestArm64IsOfferedOnlyWhereAnArm64TemplateResolves checks the offerings the way core's
+// scheduler does: a NodeClaim's requirements must intersect the type's requirements and be
+// compatible with one of its available offerings.
+func TestArm64IsOfferedOnlyWhereAnArm64TemplateResolves(t *testing.T) {
+	arm64In := func(zones ...string) scheduling.Requirements {
+		reqs := scheduling.NewRequirements(scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, "arm64"))
+		if len(zones) > 0 {
+			reqs.Add(scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones...))
+		}
+		return reqs
+	}
+	archsOf := func(it *cloudprovider.InstanceType) []string {
+		return slices.Sorted(slices.Values(it.Requirements.Get(corev1.LabelArchStable).Values()))
+	}
+	offeredZones := func(it *cloudprovider.InstanceType, reqs scheduling.Requirements) []string {
+		if it.Requirements.Intersects(reqs) != nil {
+			return nil
+		}
+		return lo.Map(it.Offerings.Available().Compatible(reqs), func(o *cloudprovider.Offering, _ int) string { return o.Zone() })
+	}
+
+	p, _, nc := setup(t)
+	types, err := p.List(context.Background(), nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	large := byName(types)["gplarge"]
+	if archs := archsOf(large); !slices.Equal(archs, []string{"amd64"}) {
+		t.Errorf("with x86_64 templates only, gplarge allows %v, want [amd64]", archs)
+	}
+	if zones := offeredZones(large, arm64In()); len(zones) != 0 {
+		t.Errorf("with x86_64 templates only, arm64 is offered in %v", zones)
+	}
+
+	types, err = p.List(context.Background(), fake.WithArm64(nc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	large = byName(types)["gplarge"]
+	if archs := archsOf(large); !slices.Equal(archs, []string{"amd64", "arm64"}) {
+		t.Errorf("gplarge allows %v, want [amd64 arm64]", archs)
+	}
+	if zones := offeredZones(large, arm64In()); !slices.Equal(zones, []string{fake.ArmZone}) {
+		t.Errorf("arm64 is offered in %v, want only %s, the zone of the arm64 template", zones, fake.ArmZone)
+	}
+	if zones := offeredZones(large, arm64In("zone-b")); len(zones) != 0 {
+		t.Errorf("arm64 in zone-b, which has an x86_64 template only, is offered in %v", zones)
+	}
+	amd64 := scheduling.NewRequirements(scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, "amd64"))
+	if zones := offeredZones(large, amd64); !slices.Equal(zones, fake.ZoneNames) {
+		t.Errorf("amd64 is offered in %v, want every zone %v", zones, fake.ZoneNames)
+	}
+
+	// An offering limited to zones without the arm64 template is amd64 only.
+	for i := range nc.Status.ServiceOfferings {
+		if nc.Status.ServiceOfferings[i].InstanceType == "gplarge" {
+			nc.Status.ServiceOfferings[i].ZoneIDs = []string{nc.Status.Zones[1].ID, nc.Status.Zones[2].ID}
+		}
+	}
+	nc.Generation++
+	types, _ = p.List(context.Background(), nc)
+	if archs := archsOf(byName(types)["gplarge"]); !slices.Equal(archs, []string{"amd64"}) {
+		t.Errorf("gplarge, offered in zone-b and zone-c only, allows %v, want [amd64]", archs)
 	}
 }

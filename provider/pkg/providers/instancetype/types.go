@@ -46,24 +46,34 @@ func (p *DefaultProvider) Region(zoneName string) string {
 
 // newInstanceType builds one instance type; ok is false when its allocatable would be below
 // the reservation package's floors, so that no NodeClaim is promised a node without room.
-func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape, zones []v1.Zone, archs []string) (*cloudprovider.InstanceType, bool, error) {
-	zoneNames, regions := make([]string, len(zones)), map[string]bool{}
+//
+// A service offering runs on either architecture, so one instance type carries both, and each
+// offering is one zone x architecture whose template resolves there. Core's scheduler checks a
+// NodeClaim's requirements against the instance type's requirements and then against each
+// offering's (fits and filterInstanceTypesByRequirements in its scheduling package); with the
+// architecture only on the instance type, a pod requiring arm64 in a zone with only an x86_64
+// template would get a NodeClaim no launch can satisfy. Splitting the type per architecture
+// instead would give two types one name, which core keys instance types by.
+func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape, zones []v1.Zone, archsByZone map[string][]string) (*cloudprovider.InstanceType, bool, error) {
+	zoneNames, regions, archs := make([]string, len(zones)), map[string]bool{}, map[string]bool{}
+	price := p.pricing.Price(offering, s.cpu, s.memoryMiB)
+	offerings := make(cloudprovider.Offerings, 0, len(zones))
 	for i, z := range zones {
 		zoneNames[i] = z.Name
 		regions[p.Region(z.Name)] = true
-	}
-	price := p.pricing.Price(offering, s.cpu, s.memoryMiB)
-	offerings := make(cloudprovider.Offerings, 0, len(zones))
-	for _, z := range zones {
-		offerings = append(offerings, &cloudprovider.Offering{
-			Requirements: scheduling.NewRequirements(
-				scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, z.Name),
-				scheduling.NewRequirement(corev1.LabelTopologyRegion, corev1.NodeSelectorOpIn, p.Region(z.Name)),
-				scheduling.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand),
-			),
-			Price:     price,
-			Available: !p.unavailable.IsUnavailable(s.name, z.Name),
-		})
+		for _, arch := range archsByZone[z.ID] {
+			archs[arch] = true
+			offerings = append(offerings, &cloudprovider.Offering{
+				Requirements: scheduling.NewRequirements(
+					scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, z.Name),
+					scheduling.NewRequirement(corev1.LabelTopologyRegion, corev1.NodeSelectorOpIn, p.Region(z.Name)),
+					scheduling.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand),
+					scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, arch),
+				),
+				Price:     price,
+				Available: !p.unavailable.IsUnavailable(s.name, z.Name),
+			})
+		}
 	}
 	capacity := Capacity(nodeClass, offering.GPUs, s.cpu, s.memoryMiB)
 	overhead, err := reservation.For(nodeClass.Spec.Kubelet, s.cpu).Overhead(capacity)
@@ -72,7 +82,7 @@ func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, off
 	}
 	it := &cloudprovider.InstanceType{
 		Name:         s.name,
-		Requirements: requirements(offering, s, zoneNames, keys(regions), archs),
+		Requirements: requirements(offering, s, zoneNames, keys(regions), keys(archs)),
 		Offerings:    offerings,
 		Capacity:     capacity,
 		Overhead:     overhead,

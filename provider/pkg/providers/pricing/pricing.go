@@ -15,17 +15,20 @@ limitations under the License.
 */
 
 // Package pricing prices instance types: prices the user gives (a ConfigMap, or a detail on the
-// service offering), otherwise a documented model proportional to vCPUs, memory and GPUs.
+// service offering), then the Quota plugin's running-VM tariffs, otherwise a documented model
+// proportional to vCPUs, memory and GPUs.
 package pricing
 
 import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -52,6 +55,16 @@ const (
 	ConfigMapSuffixPerGiB      = ".gib"
 )
 
+// Source is where a price comes from.
+type Source string
+
+const (
+	SourceConfigMap      Source = "configmap"
+	SourceOfferingDetail Source = "offering-detail"
+	SourceQuotaTariff    Source = "quota-tariff"
+	SourceModel          Source = "model"
+)
+
 // Provider prices one size of an offering.
 type Provider interface {
 	// Price is the hourly price of the offering at cpu vCPUs and memoryMiB (the sizes differ
@@ -61,15 +74,20 @@ type Provider interface {
 	SeqNum() uint64
 }
 
-// DefaultProvider keeps user prices in memory; Refresh reloads them.
+// DefaultProvider keeps user prices and quota tariffs in memory; Refresh reloads them.
 type DefaultProvider struct {
 	api        csapi.API
 	kubeClient client.Client
 	configMap  client.ObjectKey
+	clock      clock.Clock
 
-	mu     sync.RWMutex
-	prices userPrices
-	seqNum uint64
+	mu      sync.RWMutex
+	prices  userPrices
+	tariffs []term
+	seqNum  uint64
+
+	logMu  sync.Mutex
+	logged map[string]bool
 }
 
 // userPrices are the ConfigMap's (by offering name or ID, with the per-vCPU and per-GiB
@@ -79,21 +97,23 @@ type userPrices struct {
 	details   map[string]float64
 }
 
-// lookUp finds the user price of key suffix of the offering: the ConfigMap's first.
-func (u userPrices) lookUp(o v1.ServiceOffering, suffix string) (float64, bool) {
+// lookUp finds the user price of key suffix of the offering, and its source: the ConfigMap's
+// first.
+func (u userPrices) lookUp(o v1.ServiceOffering, suffix string) (float64, Source, bool) {
 	for _, k := range []string{o.ID + suffix, o.Name + suffix} {
 		if price, ok := u.configMap[k]; ok {
-			return price, true
+			return price, SourceConfigMap, true
 		}
 	}
 	price, ok := u.details[o.ID+suffix]
-	return price, ok
+	return price, SourceOfferingDetail, ok
 }
 
 // NewDefaultProvider reads user prices from the offerings' price detail and from configMap
-// (keys are offering names or IDs, values hourly prices); the ConfigMap wins.
-func NewDefaultProvider(api csapi.API, kubeClient client.Client, configMap client.ObjectKey) *DefaultProvider {
-	return &DefaultProvider{api: api, kubeClient: kubeClient, configMap: configMap}
+// (keys are offering names or IDs, values hourly prices), and the Quota plugin's tariffs in
+// force at clk's time; user prices win.
+func NewDefaultProvider(api csapi.API, kubeClient client.Client, configMap client.ObjectKey, clk clock.Clock) *DefaultProvider {
+	return &DefaultProvider{api: api, kubeClient: kubeClient, configMap: configMap, clock: clk, logged: map[string]bool{}}
 }
 
 // Model is the default price of a shape.
@@ -102,22 +122,43 @@ func Model(cpu, memoryMiB, gpus int64) float64 {
 }
 
 func (p *DefaultProvider) Price(offering v1.ServiceOffering, cpu, memoryMiB int64) float64 {
+	price, _ := p.Quote(offering, cpu, memoryMiB)
+	return price
+}
+
+// Quote is Price with the source of the price. A custom offering takes its user rates when it
+// has any (each missing rate the model's), else the tariffs.
+func (p *DefaultProvider) Quote(offering v1.ServiceOffering, cpu, memoryMiB int64) (float64, Source) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if !offering.Custom {
-		if price, ok := p.prices.lookUp(offering, ""); ok {
-			return price
+		if price, source, ok := p.prices.lookUp(offering, ""); ok {
+			return price, source
 		}
-		return Model(cpu, memoryMiB, offering.GPUs)
-	}
-	rate := func(suffix string, model float64) float64 {
-		if price, ok := p.prices.lookUp(offering, suffix); ok {
-			return price
+	} else if source, ok := p.userRates(offering); ok {
+		rate := func(suffix string, model float64) float64 {
+			if price, _, ok := p.prices.lookUp(offering, suffix); ok {
+				return price
+			}
+			return model
 		}
-		return model
+		return float64(cpu)*rate(ConfigMapSuffixPerVCPU, PricePerVCPUHour) + float64(memoryMiB)/1024*rate(ConfigMapSuffixPerGiB, PricePerGiBHour) +
+			float64(offering.GPUs)*PricePerGPUHour, source
 	}
-	return float64(cpu)*rate(ConfigMapSuffixPerVCPU, PricePerVCPUHour) + float64(memoryMiB)/1024*rate(ConfigMapSuffixPerGiB, PricePerGiBHour) +
-		float64(offering.GPUs)*PricePerGPUHour
+	if price, ok := price(p.tariffs, offering, cpu, memoryMiB); ok {
+		return price, SourceQuotaTariff
+	}
+	return Model(cpu, memoryMiB, offering.GPUs), SourceModel
+}
+
+// userRates tells whether the user priced a rate of the custom offering, and where.
+func (p *DefaultProvider) userRates(offering v1.ServiceOffering) (Source, bool) {
+	for _, suffix := range []string{ConfigMapSuffixPerVCPU, ConfigMapSuffixPerGiB} {
+		if _, source, ok := p.prices.lookUp(offering, suffix); ok {
+			return source, true
+		}
+	}
+	return "", false
 }
 
 func (p *DefaultProvider) SeqNum() uint64 {
@@ -126,7 +167,9 @@ func (p *DefaultProvider) SeqNum() uint64 {
 	return p.seqNum
 }
 
-// Refresh reloads user prices: one listServiceOfferings call and one ConfigMap read.
+// Refresh reloads user prices and tariffs: one listServiceOfferings call, one ConfigMap read
+// and, with the Quota plugin, quotaIsEnabled, listApis and quotaTariffList calls. A failed
+// refresh keeps the prices it had.
 func (p *DefaultProvider) Refresh(ctx context.Context) error {
 	offerings, err := p.api.ListServiceOfferings(ctx)
 	if err != nil {
@@ -151,11 +194,16 @@ func (p *DefaultProvider) Refresh(ctx context.Context) error {
 		}
 		prices.configMap[k] = price
 	}
+	tariffs, err := p.readTariffs(ctx, p.clock.Now())
+	if err != nil {
+		return err
+	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !maps.Equal(p.prices.configMap, prices.configMap) || !maps.Equal(p.prices.details, prices.details) {
-		p.prices = prices
+	if !maps.Equal(p.prices.configMap, prices.configMap) || !maps.Equal(p.prices.details, prices.details) || !slices.Equal(p.tariffs, tariffs) {
+		p.prices, p.tariffs = prices, tariffs
 		p.seqNum++
 	}
+	p.mu.Unlock()
+	p.publish(offerings)
 	return nil
 }

@@ -40,8 +40,11 @@ func withConfigMap(api *fake.API, data map[string]string) *pricing.DefaultProvid
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}, Data: data,
 	}).Build()
-	return pricing.NewDefaultProvider(api, kube, key)
+	return pricing.NewDefaultProvider(api, kube, key, clocktesting.NewFakeClock(now))
 }
+
+// now is the time of every test's clock.
+var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func TestUserPricesWinOverTheModel(t *testing.T) {
 	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))

@@ -38,7 +38,8 @@ var (
 	provider *template.DefaultProvider
 )
 
-// templatesAPI adds templates to the fake's default world, which has two per zone.
+// templatesAPI adds templates to the fake's default world, which has two x86_64 ones per zone
+// and an aarch64 one in fake.ArmZone.
 type templatesAPI struct {
 	*fake.API
 	extra []*cloudstack.Template

@@ -38,10 +38,6 @@ import (
 // drift onto it should start soon after without a listTemplates call per NodeClass.
 const CacheTTL = time.Minute
 
-// architectures maps CloudStack's arch field to Kubernetes arch label values. CloudStack
-// before 4.20 has no arch field, and every template there is x86_64.
-var architectures = map[string]string{"": "amd64", "x86_64": "amd64", "aarch64": "arm64"}
-
 // Provider resolves templates.
 type Provider interface {
 	// Resolve returns, per zone and architecture, the newest ready template any term matches.
@@ -66,7 +62,7 @@ func (p *DefaultProvider) Resolve(ctx context.Context, nodeClass *v1.CloudStackN
 	}
 	zoneIDs := sets.New(lo.Map(zones, func(z v1.Zone, _ int) string { return z.ID })...)
 	candidates := lo.Filter(all, func(t *cloudstack.Template, _ int) bool {
-		_, known := architectures[t.Arch]
+		_, known := csapi.Architecture(t.Arch)
 		return t.Isready && known && zoneIDs.Has(t.Zoneid)
 	})
 	matches, err := v1.Select("templateSelectorTerms", "ready template in the NodeClass's zones",
@@ -78,9 +74,10 @@ func (p *DefaultProvider) Resolve(ctx context.Context, nodeClass *v1.CloudStackN
 	}
 	matched := lo.Flatten(matches)
 	sort.SliceStable(matched, func(i, j int) bool { return newer(matched[i], matched[j]) })
-	newest := lo.UniqBy(matched, func(t *cloudstack.Template) string { return t.Zoneid + "/" + architectures[t.Arch] })
+	arch := func(t *cloudstack.Template) string { a, _ := csapi.Architecture(t.Arch); return a }
+	newest := lo.UniqBy(matched, func(t *cloudstack.Template) string { return t.Zoneid + "/" + arch(t) })
 	return lo.Map(newest, func(t *cloudstack.Template, _ int) v1.Template {
-		return v1.Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Architecture: architectures[t.Arch], Created: t.Created, Size: t.Size}
+		return v1.Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Architecture: arch(t), Created: t.Created, Size: t.Size}
 	}), nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/samber/lo"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
@@ -40,15 +41,13 @@ var _ = Describe("Resolve", func() {
 	var zoneA []v1.Zone
 	BeforeEach(func() { zoneA = test.Zones(ctx, api, "zone-a") })
 
-	It("picks the newest ready matching template per zone", func() {
+	It("picks the newest ready matching template per zone and architecture", func() {
 		templates, err := provider.Resolve(ctx, withTerms(ubuntu), test.Zones(ctx, api))
 		Expect(err).ToNot(HaveOccurred())
-		Expect(templates).To(HaveLen(3))
-		for _, t := range templates {
-			Expect(t.Name).To(Equal("ubuntu-24.04-kube-v1.36"))
-			Expect(t.Architecture).To(Equal("amd64"))
-		}
-		Expect(lo.Uniq(lo.Map(templates, func(t v1.Template, _ int) string { return t.ZoneID }))).To(HaveLen(3))
+		zoneNames := lo.SliceToMap(test.Zones(ctx, api), func(z v1.Zone) (string, string) { return z.ID, z.Name })
+		Expect(lo.Map(templates, func(t v1.Template, _ int) string { return zoneNames[t.ZoneID] + "/" + t.Architecture + "/" + t.Name })).To(ConsistOf(
+			"zone-a/amd64/ubuntu-24.04-kube-v1.36", "zone-b/amd64/ubuntu-24.04-kube-v1.36", "zone-c/amd64/ubuntu-24.04-kube-v1.36",
+			"zone-a/arm64/"+fake.ArmTemplate))
 	})
 	It("selects by name and by id", func() {
 		byName, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Name: "ubuntu-22.04-kube-v1.36"}), zoneA)
@@ -67,7 +66,7 @@ var _ = Describe("Resolve", func() {
 		api.extra = []*cloudstack.Template{{Id: "not-ready", Name: "newest", Zoneid: zoneA[0].ID, Created: "2027-01-01T00:00:00+0000", Tags: []cloudstack.Tags{{Key: "os", Value: "ubuntu"}}}}
 		templates, err := provider.Resolve(ctx, withTerms(ubuntu), zoneA)
 		Expect(err).ToNot(HaveOccurred())
-		Expect(names(templates)).To(Equal([]string{"ubuntu-24.04-kube-v1.36"}))
+		Expect(names(templates)).To(ConsistOf("ubuntu-24.04-kube-v1.36", fake.ArmTemplate))
 		_, err = provider.Resolve(ctx, withTerms(ubuntu, v1.SelectorTerm{Name: "newest"}), zoneA)
 		Expect(err).To(MatchError("templateSelectorTerms[1] matched no ready template in the NodeClass's zones"))
 	})
@@ -84,12 +83,24 @@ var _ = Describe("Resolve", func() {
 		Expect(templates[0].ID).To(Equal("a"))
 	})
 	It("keeps the newest template of each architecture", func() {
-		api.extra = []*cloudstack.Template{{Id: "arm", Name: "ubuntu-arm", Zoneid: zoneA[0].ID, Isready: true, Arch: "aarch64",
-			Created: "2025-01-01T00:00:00+0000", Tags: []cloudstack.Tags{{Key: "os", Value: "ubuntu"}}}}
+		api.extra = []*cloudstack.Template{
+			{Id: "arm-new", Name: "ubuntu-arm-new", Zoneid: zoneA[0].ID, Isready: true, Arch: "aarch64",
+				Created: "2027-01-01T00:00:00+0000", Tags: []cloudstack.Tags{{Key: "os", Value: "ubuntu"}}},
+			{Id: "ppc", Name: "ubuntu-ppc", Zoneid: zoneA[0].ID, Isready: true, Arch: "ppc64le",
+				Created: "2027-01-01T00:00:00+0000", Tags: []cloudstack.Tags{{Key: "os", Value: "ubuntu"}}},
+		}
 		templates, err := provider.Resolve(ctx, withTerms(ubuntu), zoneA)
 		Expect(err).ToNot(HaveOccurred())
 		Expect(lo.Map(templates, func(t v1.Template, _ int) string { return t.Name + "/" + t.Architecture })).To(
-			ConsistOf("ubuntu-24.04-kube-v1.36/amd64", "ubuntu-arm/arm64"))
+			ConsistOf("ubuntu-24.04-kube-v1.36/amd64", "ubuntu-arm-new/arm64"))
+	})
+	It("reads a template without an arch, as CloudStack before 4.20 lists them, as amd64", func() {
+		api.extra = []*cloudstack.Template{{Id: "old", Name: "ubuntu-4.19", Zoneid: zoneA[0].ID, Isready: true,
+			Created: "2027-01-01T00:00:00+0000", Tags: []cloudstack.Tags{{Key: "os", Value: "ubuntu"}}}}
+		templates, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Name: "ubuntu-4.19"}), zoneA)
+		Expect(err).ToNot(HaveOccurred())
+		Expect(templates).To(HaveLen(1))
+		Expect(templates[0].Architecture).To(Equal("amd64"))
 	})
 	It("names the term that matched nothing", func() {
 		_, err := provider.Resolve(ctx, withTerms(ubuntu, v1.SelectorTerm{Tags: map[string]string{"os": "windows"}}), zoneA)
