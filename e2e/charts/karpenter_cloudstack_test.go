@@ -126,6 +126,14 @@ var _ = Describe("karpenter-cloudstack chart", func() {
 		It("tags VMs with the cluster name", func() {
 			Expect(envOf(container)).To(HaveKeyWithValue("CLUSTER_NAME", HaveField("Value", "my-cluster")))
 		})
+
+		It("tells the controller its node, and leaves the name to the CKS cluster without clusterName", func() {
+			Expect(envOf(container)).To(HaveKeyWithValue("NODE_NAME", HaveField("ValueFrom.FieldRef.FieldPath", "spec.nodeName")))
+			unnamed := typed[appsv1.Deployment](render(chart, "cloudstack.existingSecret.name=s"), "Deployment", fullname)
+			Expect(envOf(onlyContainer(unnamed))).ToNot(HaveKey("CLUSTER_NAME"))
+			Expect(renderError(chart, "cloudstack.existingSecret.name=s", "defaultNodeClass.enabled=true",
+				"defaultNodeClass.spec.templateSelectorTerms[0].name=t")).To(MatchError(ContainSubstring("defaultNodeClass.spec.networkSelectorTerms is required without clusterName")))
+		})
 	})
 
 	Context("credentials", func() {
@@ -191,7 +199,6 @@ var _ = Describe("karpenter-cloudstack chart", func() {
 			Entry("a Secret and a cloud-config", "set exactly one of", []string{"clusterName=c",
 				"cloudstack.existingSecret.name=s", "cloudstack.cloudConfigSecret.name=cloudstack-secret"}),
 			Entry("inline without the URL", "are all required", []string{"clusterName=c", "cloudstack.apiKey=k", "cloudstack.secretKey=s"}),
-			Entry("no cluster name", "clusterName is required", []string{"cloudstack.existingSecret.name=s"}),
 		)
 	})
 

@@ -55,13 +55,15 @@ type cloud struct {
 	types       []*cloudprovider.InstanceType
 	watcher     *instance.Watcher
 	failures    *fake.LaunchFailures
+	// affinity is test.AffinityGroups{} unless a test ensures real groups.
+	affinity instance.AffinityGroupProvider
 }
 
-// startCloud runs the fake cloud with fixed job latency and resolves the default NodeClass
-// against it with the NodeClass providers, as the NodeClass controller would.
-func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
+// startCloud runs the fake cloud (with fakeArgs) with fixed job latency and resolves the
+// default NodeClass against it with the NodeClass providers, as the NodeClass controller would.
+func startCloud(t *testing.T, jobLatency time.Duration, fakeArgs ...string) *cloud {
 	t.Helper()
-	srv := fakecloud.Start(t, fakecloud.Options{ClientOptions: []csapi.Option{csapi.WithRateLimit(1000, 1000)}})
+	srv := fakecloud.Start(t, fakecloud.Options{Args: fakeArgs, ClientOptions: []csapi.Option{csapi.WithRateLimit(1000, 1000)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if err := srv.SetJobLatency(ctx, jobLatency); err != nil {
@@ -74,13 +76,18 @@ func startCloud(t *testing.T, jobLatency time.Duration) *cloud {
 	unavailable := pkgcache.NewUnavailableOfferings(clock.RealClock{}, pkgcache.UnavailableOfferingsTTL)
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
-	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}}
-	c.provider = instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, c.failures, pkgcache.NewInstances())
+	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}, affinity: test.AffinityGroups{}}
+	c.useOptions(instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID})
 	c.types, _ = instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(ctx, nc)
 	if err := srv.Admin.ResetCalls(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// useOptions builds the instance provider with opts, as the operator does.
+func (c *cloud) useOptions(opts instance.Options) {
+	c.provider = instance.NewDefaultProvider(c.srv.Client, clock.RealClock{}, opts, c.watcher, c.unavailable, test.UserData{}, c.affinity, c.failures, pkgcache.NewInstances())
 }
 
 type result struct {

@@ -78,6 +78,12 @@ func (c *Client) DestroyVM(ctx context.Context, id string) error {
 	return c.do(ctx, http.MethodPost, "/admin/vms/"+url.PathEscape(id)+"/destroy", nil, nil)
 }
 
+// VM returns the VM as the server stored it.
+func (c *Client) VM(ctx context.Context, id string) (VM, error) {
+	var vm VM
+	return vm, c.do(ctx, http.MethodGet, "/admin/vms/"+url.PathEscape(id), nil, &vm)
+}
+
 // AddTemplate publishes a ready, cross-zone template newer than every existing one.
 func (c *Client) AddTemplate(ctx context.Context, t Template) error {
 	return c.do(ctx, http.MethodPost, "/admin/templates", t, nil)

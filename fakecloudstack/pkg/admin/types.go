@@ -25,6 +25,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/capacity"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
 
 // Header carries the admin token as "Bearer <token>".
@@ -37,6 +38,10 @@ type State struct {
 	Zones   map[string]capacity.Usage `json:"zones"`
 	Latency jobs.Profile              `json:"latency"`
 }
+
+// VM is GET /admin/vms/{id}: the VM as the server stored it from its deploy call, with what
+// the API renders elsewhere or not at all (root disk size, data disk offering and size).
+type VM = store.VM
 
 // Template is the body of POST /admin/templates: a template published at run time, as an
 // image pipeline publishes a new build behind the same tags.

@@ -78,6 +78,9 @@ type Settings struct {
 	// vm.serviceoffering.ram.size.max: caps on every custom shape; 0, the default, is none.
 	MaxCustomCPU       int
 	MaxCustomMemoryMiB int
+	// KubernetesServiceEnabled is cloud.kubernetes.service.enabled, listCapabilities'
+	// kubernetesserviceenabled.
+	KubernetesServiceEnabled bool
 	// QuotaEnabled is quota.enable.service, which quotaIsEnabled reports.
 	QuotaEnabled bool
 }
@@ -100,7 +103,9 @@ type Backend struct {
 
 	// admission serialises deploys between the limit check and the insert.
 	admission sync.Mutex
-	ops       map[string]vmOp
+	// kubernetes serialises the read-modify-write of CKS cluster memberships.
+	kubernetes sync.Mutex
+	ops        map[string]vmOp
 }
 
 // Commands returns every command by name. The server builds the map once, in its New.
@@ -114,6 +119,12 @@ func (b *Backend) Commands() map[string]Command {
 		b.projectCommands(), b.accountCommands(), b.quotaCommands(),
 	} {
 		for _, c := range group {
+			commands[c.Name] = c
+		}
+	}
+	// The plugin registers its commands only while the service is enabled.
+	if b.Settings.KubernetesServiceEnabled {
+		for _, c := range b.kubernetesCommands() {
 			commands[c.Name] = c
 		}
 	}

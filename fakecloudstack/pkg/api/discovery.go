@@ -55,6 +55,9 @@ type capabilityResponse struct {
 	SecurityGroupsEnabled     bool   `json:"securitygroupsenabled"`
 	UserPublicTemplateEnabled bool   `json:"userpublictemplateenabled"`
 	SupportELB                string `json:"supportELB"`
+	// KubernetesServiceEnabled is the global setting cloud.kubernetes.service.enabled: without
+	// it the Kubernetes Service commands do not exist.
+	KubernetesServiceEnabled bool `json:"kubernetesserviceenabled"`
 }
 
 func (b *Backend) discoveryCommands() []Command {
@@ -109,6 +112,6 @@ func (b *Backend) listCapabilities(_ *Request) (any, error) {
 		CloudStackVersion: CloudStackVersion, AllowUserExpungeRecoverVM: b.Settings.AllowUserExpunge,
 		AllowUserViewDestroyedVM: true, APILimitInterval: int(throttle.Interval.Seconds()), APILimitMax: throttle.Max,
 		DefaultUIPageSize: 20, DynamicScalingEnabled: true, KVMSnapshotEnabled: true, UserPublicTemplateEnabled: true,
-		SupportELB: "false",
+		SupportELB: "false", KubernetesServiceEnabled: b.Settings.KubernetesServiceEnabled,
 	}}, nil
 }

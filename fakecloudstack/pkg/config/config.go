@@ -43,6 +43,9 @@ type Config struct {
 	UserDataMaxLength int `json:"userDataMaxLength,omitempty"`
 	// AllowUserExpungeRecoverVM is allow.user.expunge.recover.vm (default false).
 	AllowUserExpungeRecoverVM bool `json:"allowUserExpungeRecoverVM,omitempty"`
+	// KubernetesServiceEnabled is cloud.kubernetes.service.enabled (default false): the
+	// Kubernetes Service commands exist only with it.
+	KubernetesServiceEnabled bool `json:"kubernetesServiceEnabled,omitempty"`
 	// ServiceOfferingCPUCoresMax and ServiceOfferingRAMSizeMaxMiB are
 	// vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max, caps on every
 	// custom shape (default 0, none).

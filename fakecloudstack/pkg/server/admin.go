@@ -42,6 +42,7 @@ func (s *Server) adminRoutes(r *mux.Router) {
 	r.HandleFunc("/latency", s.putLatency).Methods(http.MethodPut, http.MethodPost)
 	r.HandleFunc("/templates", s.addTemplate).Methods(http.MethodPost)
 	r.HandleFunc("/zones/{zone}/capacity", s.setCapacity).Methods(http.MethodPost, http.MethodPut)
+	r.HandleFunc("/vms/{id}", s.getVM).Methods(http.MethodGet)
 	r.HandleFunc("/vms/{id}/destroy", s.destroyVM).Methods(http.MethodPost)
 	r.HandleFunc("/calls", s.getCalls).Methods(http.MethodGet)
 	r.HandleFunc("/reset-calls", s.resetCalls).Methods(http.MethodPost)
@@ -166,6 +167,17 @@ func (s *Server) destroyVM(w http.ResponseWriter, r *http.Request) {
 	}
 	vm, _ := s.backend.Store.VM(id)
 	s.writeJSON(w, http.StatusOK, map[string]string{"id": id, "state": vm.State})
+}
+
+// getVM shows what a deploy call asked for, as stored, including what the API does not render.
+func (s *Server) getVM(w http.ResponseWriter, r *http.Request) {
+	id := mux.Vars(r)["id"]
+	vm, ok := s.backend.Store.VM(id)
+	if !ok {
+		s.writeJSON(w, http.StatusNotFound, adminError(fmt.Sprintf("vm %s not found", id)))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, vm)
 }
 
 func (s *Server) getCalls(w http.ResponseWriter, _ *http.Request) {

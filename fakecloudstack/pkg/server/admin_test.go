@@ -17,14 +17,19 @@ limitations under the License.
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/server"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
 func TestAdminNeedsTheToken(t *testing.T) {
@@ -119,5 +124,27 @@ func TestAdminPayloadsAreValidated(t *testing.T) {
 	}
 	if _, err := ts.Client.Zone.ListZones(ts.Client.Zone.NewListZonesParams()); err != nil {
 		t.Fatalf("listZones after the refused rules: %v", err)
+	}
+}
+
+func TestAdminShowsWhatADeployAskedFor(t *testing.T) {
+	ts := cstest.NewTestServer(t)
+	vm := deploy(t, ts, "disks", func(p *cloudstack.DeployVirtualMachineParams) {
+		p.SetRootdisksize(40)
+		p.SetDiskofferingid(world.StableID("diskoffering", "data-custom"))
+		p.SetSize(50)
+		p.SetKeypairs([]string{"default"})
+		p.SetDetails(map[string]string{"rootDiskController": "scsi"})
+	})
+	got, err := ts.AdminClient.VM(context.Background(), vm.Id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.RootDiskGB != 40 || got.DiskOfferingID != world.StableID("diskoffering", "data-custom") || got.DataDiskGB != 50 ||
+		!slices.Equal(got.KeyPairs, []string{"default"}) || got.Details["rootDiskController"] != "scsi" {
+		t.Fatalf("stored %+v, want the deploy's root disk, data disk, key pair and details", got)
+	}
+	if _, err := ts.AdminClient.VM(context.Background(), "6f1c0d2e-0000-4000-8000-000000000000"); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("an unknown VM: %v, want a 404", err)
 	}
 }

@@ -152,6 +152,7 @@ func settings(c config.Config) api.Settings {
 		s.UserDataMaxLength = c.UserDataMaxLength
 	}
 	s.AllowUserExpunge = c.AllowUserExpungeRecoverVM
+	s.KubernetesServiceEnabled = c.KubernetesServiceEnabled
 	s.MaxCustomCPU, s.MaxCustomMemoryMiB = c.ServiceOfferingCPUCoresMax, c.ServiceOfferingRAMSizeMaxMiB
 	s.QuotaEnabled = c.Model().Quota.Enabled
 	return s

@@ -25,20 +25,21 @@ import (
 // snapshot is the on-disk form of the world. Jobs are not part of it: a restarted management
 // server also forgets the results of jobs that were running.
 type snapshot struct {
-	Seq            int64             `json:"seq"`
-	Accounts       []Account         `json:"accounts"`
-	Projects       []Project         `json:"projects,omitempty"`
-	Zones          []Zone            `json:"zones"`
-	Offerings      []ServiceOffering `json:"offerings"`
-	Templates      []Template        `json:"templates"`
-	Networks       []Network         `json:"networks"`
-	DiskOfferings  []DiskOffering    `json:"diskOfferings"`
-	AffinityGroups []AffinityGroup   `json:"affinityGroups"`
-	KeyPairs       []SSHKeyPair      `json:"keyPairs"`
-	Tariffs        []Tariff          `json:"tariffs,omitempty"`
-	VMs            []VM              `json:"vms"`
-	Tags           []Tag             `json:"tags"`
-	Expunged       []string          `json:"expunged"`
+	Seq            int64               `json:"seq"`
+	Accounts       []Account           `json:"accounts"`
+	Projects       []Project           `json:"projects,omitempty"`
+	Zones          []Zone              `json:"zones"`
+	Offerings      []ServiceOffering   `json:"offerings"`
+	Templates      []Template          `json:"templates"`
+	Networks       []Network           `json:"networks"`
+	DiskOfferings  []DiskOffering      `json:"diskOfferings"`
+	AffinityGroups []AffinityGroup     `json:"affinityGroups"`
+	KeyPairs       []SSHKeyPair        `json:"keyPairs"`
+	Tariffs        []Tariff            `json:"tariffs,omitempty"`
+	Clusters       []KubernetesCluster `json:"kubernetesClusters,omitempty"`
+	VMs            []VM                `json:"vms"`
+	Tags           []Tag               `json:"tags"`
+	Expunged       []string            `json:"expunged"`
 }
 
 // Save writes the whole world as JSON.
@@ -54,6 +55,7 @@ func (s *Store) Save(w io.Writer) error {
 		AffinityGroups: s.AffinityGroups.List(),
 		KeyPairs:       s.KeyPairs.List(),
 		Tariffs:        s.Tariffs.List(),
+		Clusters:       s.KubernetesClusters.List(),
 		VMs:            s.AllVMs(),
 		Tags:           s.ListTags(TagFilter{}),
 	}
@@ -88,6 +90,7 @@ func (s *Store) Load(r io.Reader) error {
 	s.AffinityGroups.restore(snap.AffinityGroups, func(g AffinityGroup) string { return g.ID })
 	s.KeyPairs.restore(snap.KeyPairs, func(k SSHKeyPair) string { return KeyPairKey(k.AccountID, k.Name) })
 	s.Tariffs.restore(snap.Tariffs, func(t Tariff) string { return t.ID })
+	s.KubernetesClusters.restore(snap.Clusters, func(c KubernetesCluster) string { return c.ID })
 	for i := range snap.VMs {
 		s.insertLocked(&snap.VMs[i])
 	}

@@ -44,7 +44,9 @@ type Store struct {
 	AffinityGroups *Table[AffinityGroup]
 	// KeyPairs are keyed by KeyPairKey(account, name).
 	KeyPairs *Table[SSHKeyPair]
-	Tariffs  *Table[Tariff]
+	// KubernetesClusters are CKS clusters by id.
+	KubernetesClusters *Table[KubernetesCluster]
+	Tariffs            *Table[Tariff]
 
 	newID    func() string
 	seq      int64
@@ -100,6 +102,7 @@ func New(opts ...Option) *Store {
 	s.DiskOfferings = newTable[DiskOffering](&s.mu, &s.version)
 	s.AffinityGroups = newTable[AffinityGroup](&s.mu, &s.version)
 	s.KeyPairs = newTable[SSHKeyPair](&s.mu, &s.version)
+	s.KubernetesClusters = newTable[KubernetesCluster](&s.mu, &s.version)
 	s.Tariffs = newTable[Tariff](&s.mu, &s.version)
 	for _, o := range opts {
 		o(s)

@@ -169,6 +169,26 @@ type NIC struct {
 	MAC       string `json:"mac"`
 }
 
+// Kubernetes cluster types (CloudStack 4.19+): CKS deploys and scales a CloudManaged cluster
+// itself; an ExternalManaged cluster's owner adds and removes its VMs.
+const (
+	ClusterCloudManaged    = "CloudManaged"
+	ClusterExternalManaged = "ExternalManaged"
+)
+
+// KubernetesCluster is a CloudStack Kubernetes Service cluster.
+type KubernetesCluster struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Type      string    `json:"type"`
+	State     string    `json:"state"`
+	ZoneID    string    `json:"zoneID"`
+	AccountID string    `json:"accountID"`
+	Created   time.Time `json:"created"`
+	// VMIDs are the member VMs in the order they joined, as kubernetes_cluster_vm_map keeps them.
+	VMIDs []string `json:"vmIDs,omitempty"`
+}
+
 type VM struct {
 	ID               string            `json:"id"`
 	Seq              int64             `json:"seq"`

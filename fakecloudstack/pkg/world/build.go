@@ -122,6 +122,30 @@ func Build(m Model, s *store.Store, pool *capacity.Pool, created time.Time) erro
 		}
 		s.Tariffs.Put(tariff.ID, tariff)
 	}
+	return buildKubernetesClusters(m, s, zoneIDs, admin, created)
+}
+
+func buildKubernetesClusters(m Model, s *store.Store, zoneIDs map[string]string, admin string, created time.Time) error {
+	for _, c := range m.KubernetesClusters {
+		zoneID, ok := zoneIDs[c.Zone]
+		if !ok {
+			return fmt.Errorf("kubernetes cluster %s is in unknown zone %s", c.Name, c.Zone)
+		}
+		kind := defaultString(c.Type, store.ClusterCloudManaged)
+		if kind != store.ClusterCloudManaged && kind != store.ClusterExternalManaged {
+			return fmt.Errorf("kubernetes cluster %s has type %q: want %s or %s", c.Name, c.Type, store.ClusterCloudManaged, store.ClusterExternalManaged)
+		}
+		owner := admin
+		if c.Account != "" {
+			a, ok := s.Accounts.Get(StableID("account", c.Account))
+			if !ok {
+				return fmt.Errorf("kubernetes cluster %s names unknown account %s", c.Name, c.Account)
+			}
+			owner = a.ID
+		}
+		id := StableID("kubernetescluster", c.Name)
+		s.KubernetesClusters.Put(id, store.KubernetesCluster{ID: id, Name: c.Name, Type: kind, State: "Running", ZoneID: zoneID, AccountID: owner, Created: created})
+	}
 	return nil
 }
 

@@ -39,6 +39,9 @@ type Model struct {
 	Accounts      []AccountSpec      `json:"accounts"`
 	Projects      []ProjectSpec      `json:"projects,omitempty"`
 	Quota         QuotaSpec          `json:"quota,omitempty"`
+	// KubernetesClusters are CloudStack Kubernetes Service clusters, created without VMs:
+	// members join through addVirtualMachinesToKubernetesCluster (ExternalManaged clusters).
+	KubernetesClusters []KubernetesClusterSpec `json:"kubernetesClusters,omitempty"`
 }
 
 // QuotaSpec is the Quota plugin: the global setting quota.enable.service and the tariffs
@@ -58,6 +61,15 @@ type TariffSpec struct {
 	Description    string       `json:"description,omitempty"`
 	EffectiveDate  metav1.Time  `json:"effectiveDate,omitempty"`
 	EndDate        *metav1.Time `json:"endDate,omitempty"`
+}
+
+// KubernetesClusterSpec is a CKS cluster owned by Account (default: the first admin).
+type KubernetesClusterSpec struct {
+	Name string `json:"name"`
+	// Type is CloudManaged (the default) or ExternalManaged.
+	Type    string `json:"type,omitempty"`
+	Zone    string `json:"zone"`
+	Account string `json:"account,omitempty"`
 }
 
 // ProjectSpec is a project in its first member's domain; the first member owns it.

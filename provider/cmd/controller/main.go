@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/controllers/node/health"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
 	coreoperator "sigs.k8s.io/karpenter/pkg/operator"
+	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers"
@@ -37,7 +38,11 @@ func main() {
 	operator.ParseOptionsOrExit(os.Args[1:])
 	ctx, op := operator.NewOperator(coreoperator.NewOperator())
 
-	cloudStack := cloudprovider.New(op.GetClient(), op.EventRecorder, op.InstanceTypes, op.Instances)
+	var overlays cloudprovider.Overlays
+	if coreoptions.FromContext(ctx).FeatureGates.NodeOverlay {
+		overlays = op.InstanceTypeStore
+	}
+	cloudStack := cloudprovider.New(op.GetClient(), op.EventRecorder, op.InstanceTypes, op.Instances, overlays)
 	overlayUndecorated := metrics.Decorate(cloudStack)
 	cloudProvider := overlay.Decorate(overlayUndecorated, op.GetClient(), op.InstanceTypeStore)
 	repairPolicyMatcher := lo.Must(health.NewRepairPolicyMatcher(ctx, cloudProvider))

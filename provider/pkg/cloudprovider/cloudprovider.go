@@ -50,11 +50,19 @@ type CloudProvider struct {
 	recorder      events.Recorder
 	instanceTypes instancetype.Provider
 	instances     instance.Provider
+	// overlays are core's NodeOverlay adjustments; nil while the NodeOverlay gate is off.
+	overlays Overlays
+}
+
+// Overlays applies core's NodeOverlays of a NodePool to instance types (core's
+// nodeoverlay.InstanceTypeStore).
+type Overlays interface {
+	ApplyAll(nodePool string, its []*cloudprovider.InstanceType) ([]*cloudprovider.InstanceType, error)
 }
 
 // New returns the CloudProvider.
-func New(kubeClient client.Client, recorder events.Recorder, instanceTypes instancetype.Provider, instances instance.Provider) *CloudProvider {
-	return &CloudProvider{kubeClient: kubeClient, recorder: recorder, instanceTypes: instanceTypes, instances: instances}
+func New(kubeClient client.Client, recorder events.Recorder, instanceTypes instancetype.Provider, instances instance.Provider, overlays Overlays) *CloudProvider {
+	return &CloudProvider{kubeClient: kubeClient, recorder: recorder, instanceTypes: instanceTypes, instances: instances, overlays: overlays}
 }
 
 func (c *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*karpv1.NodeClaim, error) {
@@ -89,11 +97,18 @@ func (c *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 }
 
 // compatibleInstanceTypes are the NodeClass's types that satisfy the NodeClaim's requirements
-// and fit its requests.
+// and fit its requests, priced as core priced them: the launch picks the cheapest, and core's
+// overlay decorator adjusts only the types core schedules with, not those Create receives.
 func (c *CloudProvider) compatibleInstanceTypes(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim) ([]*cloudprovider.InstanceType, error) {
 	all, err := c.instanceTypes.List(ctx, nodeClass)
 	if err != nil {
 		return nil, fmt.Errorf("listing instance types, %w", err)
+	}
+	if c.overlays != nil {
+		// A NodePool core has not evaluated yet has no adjustments to apply.
+		if adjusted, err := c.overlays.ApplyAll(nodeClaim.Labels[karpv1.NodePoolLabelKey], all); err == nil {
+			all = adjusted
+		}
 	}
 	reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(nodeClaim.Spec.Requirements...)
 	return lo.Filter(all, func(it *cloudprovider.InstanceType, _ int) bool {

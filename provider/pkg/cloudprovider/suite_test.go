@@ -65,6 +65,12 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWithOverlays(t, nil)
+}
+
+// newEnvWithOverlays builds the env as main builds it with core's NodeOverlay gate on.
+func newEnvWithOverlays(t *testing.T, overlays cloudprovider.Overlays) *env {
+	t.Helper()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	api := fake.NewAPI(clk)
 	unavailable := cache.NewUnavailableOfferings(clk, cache.UnavailableOfferingsTTL)
@@ -79,7 +85,7 @@ func newEnv(t *testing.T) *env {
 	rec := coretest.NewEventRecorder()
 	prices := pricing.NewDefaultProvider(api, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"}, clk)
 	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName, ClusterUID: test.ClusterUID, Limits: limits.NewDefaultProvider(api, clk)}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
-	cp := cloudprovider.New(kube, rec, instancetype.NewDefaultProvider("", prices, unavailable), instances)
+	cp := cloudprovider.New(kube, rec, instancetype.NewDefaultProvider("", prices, unavailable), instances, overlays)
 	return &env{api: api, clk: clk, kube: kube, recorder: rec, cp: cp, nodeClass: nodeClass, watcher: watcher}
 }
 

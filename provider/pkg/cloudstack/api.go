@@ -140,4 +140,9 @@ type API interface {
 	OwnerLimits(ctx context.Context, scope Scope) (Owner, error)
 	// DomainLimits reads what a domain may still deploy.
 	DomainLimits(ctx context.Context, domainID string) (Remaining, error)
+	// The CloudStack Kubernetes Service: the provider finds the cluster it runs in and keeps
+	// its VMs members of an ExternalManaged one.
+	ListKubernetesClusters(ctx context.Context) ([]*cloudstack.KubernetesCluster, error)
+	AddVirtualMachinesToKubernetesCluster(ctx context.Context, clusterID string, vmIDs []string) error
+	RemoveVirtualMachinesFromKubernetesCluster(ctx context.Context, clusterID string, vmIDs []string) error
 }

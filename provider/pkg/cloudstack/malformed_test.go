@@ -73,6 +73,13 @@ var everyCall = []apiCall{
 	{"listCapabilities", func(ctx context.Context, c *Client) error { _, err := c.ListCapabilities(ctx); return err }},
 	{"listResourceLimits", func(ctx context.Context, c *Client) error { _, err := c.ListResourceLimits(ctx, Scope{}); return err }},
 	{"listProjects", func(ctx context.Context, c *Client) error { _, err := c.ListProjects(ctx); return err }},
+	{"listKubernetesClusters", func(ctx context.Context, c *Client) error { _, err := c.ListKubernetesClusters(ctx); return err }},
+	{"addVirtualMachinesToKubernetesCluster", func(ctx context.Context, c *Client) error {
+		return c.AddVirtualMachinesToKubernetesCluster(ctx, "k-1", []string{"vm-1"})
+	}},
+	{"removeVirtualMachinesFromKubernetesCluster", func(ctx context.Context, c *Client) error {
+		return c.RemoveVirtualMachinesFromKubernetesCluster(ctx, "k-1", []string{"vm-1"})
+	}},
 }
 
 // malformed are answers no management server should give but a proxy, a load balancer or a

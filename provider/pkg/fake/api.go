@@ -55,6 +55,8 @@ type API struct {
 	affinityGroups []*cloudstack.AffinityGroup
 	projects       []*cloudstack.Project
 	vms            []*cloudstack.VirtualMachine
+	// kubernetesClusters are CKS clusters; their Virtualmachines carry only the ids.
+	kubernetesClusters []*cloudstack.KubernetesCluster
 	// expunged ids still resolve in CloudStack: listing one finds nothing rather than failing.
 	expunged     map[string]bool
 	jobs         []*job
@@ -93,6 +95,7 @@ func (a *API) Reset() {
 	a.affinityGroups = nil
 	a.projects = nil
 	a.vms = nil
+	a.kubernetesClusters = nil
 	a.expunged = map[string]bool{}
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}

@@ -38,6 +38,7 @@ const (
 	kindAffinityGroup
 	kindVM
 	kindJob
+	kindKubernetesCluster
 )
 
 func uuid(kind, n int) string {

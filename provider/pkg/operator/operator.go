@@ -39,6 +39,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/kubernetescluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 )
@@ -77,6 +78,12 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	uncached := lo.Must(client.New(op.GetConfig(), client.Options{Scheme: op.GetScheme(), Mapper: op.GetRESTMapper()}))
 	uid, err := clusterUID(ctx, uncached)
 	exitOnError(err)
+	// Before anything reads opts.ClusterName: it may come from the CKS cluster.
+	kubernetesCluster := findKubernetesCluster(ctx, opts, api, uncached, op.Clock)
+	var membership instance.ClusterMembership
+	if m := kubernetescluster.NewMembership(api, op.Clock, kubernetesCluster); m != nil {
+		membership = m
+	}
 
 	unavailable := pkgcache.NewUnavailableOfferings(op.Clock, pkgcache.UnavailableOfferingsTTL)
 	crmetrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -95,7 +102,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, csapi.Scope{})
 	lo.Must0(op.Manager.Add(watcher))
 	launchFailures := launchfailure.NewQueue()
-	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, ClusterUID: uid, NodeClasses: instance.NodeClassScopes{Reader: op.GetClient()}, Limits: limits.NewDefaultProvider(api, op.Clock)},
+	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, ClusterUID: uid, NodeClasses: instance.NodeClassScopes{Reader: op.GetClient()}, Limits: limits.NewDefaultProvider(api, op.Clock), Membership: membership},
 		watcher, unavailable, userData, affinityGroups, launchFailures, pkgcache.NewInstances())
 	lo.Must0(op.Manager.Add(instances))
 

@@ -54,7 +54,12 @@ type Options struct {
 	// CloudConfig is the path of a CloudStack CCM cloud-config file; when set it supplies the
 	// credentials and is re-read when it changes.
 	CloudConfig string
+	// ClusterName may be empty when NodeName is set: the CKS cluster the node's VM belongs to
+	// names it (NewOperator resolves it).
 	ClusterName string
+	// NodeName is the node the controller runs on; its VM tells which CloudStack Kubernetes
+	// Service cluster this is.
+	NodeName string
 	// Region is the topology.kubernetes.io/region of every node; empty means the zone name.
 	Region string
 	// RateLimit is the ceiling of the client-side rate in CloudStack calls per second, shared
@@ -91,8 +96,10 @@ func (o *Options) AddFlags(fs *coreoptions.FlagSet) {
 			accepted: "the path of a readable PEM file of CA certificates", parse: text(&o.CAFile)},
 		{env: "CLOUDSTACK_CLOUD_CONFIG", flag: "cloud-config", usage: "Path of a CloudStack CCM cloud-config INI file ([Global] api-url, api-key, secret-key, project-id, zone, ssl-no-verify), read as the CCM reads it; replaces the API URL, the keys and CLOUDSTACK_VERIFY_SSL, and is reloaded when it changes.",
 			accepted: "the path of a readable cloud-config file", parse: text(&o.CloudConfig)},
-		{env: "CLUSTER_NAME", flag: "cluster-name", usage: "Name of this cluster, tagged on every VM; it keeps clusters sharing an account apart.",
+		{env: "CLUSTER_NAME", flag: "cluster-name", usage: "Name of this cluster, tagged on every VM; it keeps clusters sharing an account apart. Defaults to the CloudStack Kubernetes Service cluster of NODE_NAME's VM.",
 			accepted: labelValueAccepted, parse: name(&o.ClusterName, validation.IsValidLabelValue)},
+		{env: "NODE_NAME", flag: "node-name", usage: "Node the controller runs on (the chart sets it from the pod's spec.nodeName): in a CloudStack Kubernetes Service cluster its VM names the cluster, which CLUSTER_NAME then defaults to, and launched VMs join an ExternalManaged one.",
+			accepted: "a node name (lower-case letters, digits, '-' and '.'), or empty", parse: name(&o.NodeName, emptyOr(validation.IsDNS1123Subdomain))},
 		{env: "CLOUDSTACK_REGION", flag: "region", usage: "Value of topology.kubernetes.io/region; empty uses each zone's name, as the CloudStack CCM does.",
 			accepted: labelValueAccepted, parse: name(&o.Region, validation.IsValidLabelValue)},
 		{env: "CLOUDSTACK_RATE_LIMIT", flag: "cloudstack-rate-limit", usage: "Most CloudStack API calls per second: the client starts there, halves its rate on a 429 answer and climbs back by 1 call/s every second without one.",
@@ -138,8 +145,8 @@ func (o *Options) Parse(fs *coreoptions.FlagSet, args ...string) error {
 // start-up, and reads the cloud-config file.
 func (o *Options) Validate() error {
 	var errs []error
-	if o.ClusterName == "" {
-		errs = append(errs, o.setting("CLUSTER_NAME").missing(""))
+	if o.ClusterName == "" && o.NodeName == "" {
+		errs = append(errs, o.setting("CLUSTER_NAME").missing(" (or set NODE_NAME in a CloudStack Kubernetes Service cluster, whose name it then takes)"))
 	}
 	credentials := []string{"CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY"}
 	if o.CloudConfig != "" {
@@ -236,4 +243,14 @@ func FromContext(ctx context.Context) *Options {
 		panic("cloudstack options are not in the context")
 	}
 	return o
+}
+
+// emptyOr accepts the empty value beside what validate accepts.
+func emptyOr(validate func(string) []string) func(string) []string {
+	return func(v string) []string {
+		if v == "" {
+			return nil
+		}
+		return validate(v)
+	}
 }

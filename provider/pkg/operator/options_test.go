@@ -40,7 +40,7 @@ func parse(t *testing.T, env map[string]string, args ...string) (*operator.Optio
 	t.Helper()
 	for _, k := range []string{"CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY", "CLOUDSTACK_VERIFY_SSL", "CLOUDSTACK_CA_FILE", "CLOUDSTACK_CLOUD_CONFIG",
 		"CLUSTER_NAME", "CLOUDSTACK_REGION", "CLOUDSTACK_RATE_LIMIT", "CLOUDSTACK_RATE_BURST", "CLOUDSTACK_JOB_POLL_INTERVAL",
-		"PRICING_CONFIGMAP", "SYSTEM_NAMESPACE", "API_SERVER_ENDPOINT"} {
+		"PRICING_CONFIGMAP", "SYSTEM_NAMESPACE", "API_SERVER_ENDPOINT", "NODE_NAME"} {
 		t.Setenv(k, "")
 	}
 	for k, v := range env {
@@ -177,6 +177,18 @@ func TestOptionsRefuseMissingSettings(t *testing.T) {
 			expectRefusal(t, err, env, "is not set")
 		})
 	}
+}
+
+func TestOptionsLeaveTheClusterNameToCKSWhenTheNodeIsKnown(t *testing.T) {
+	o, err := parse(t, with(with(validEnv, "CLUSTER_NAME", ""), "NODE_NAME", "prod-control-1"))
+	if err != nil {
+		t.Fatalf("CLUSTER_NAME unset with NODE_NAME set: %v, want it accepted until the CKS cluster is looked up", err)
+	}
+	if o.NodeName != "prod-control-1" || o.ClusterName != "" {
+		t.Errorf("node %q, cluster %q", o.NodeName, o.ClusterName)
+	}
+	_, err = parse(t, with(validEnv, "CLUSTER_NAME", ""))
+	expectRefusal(t, err, "CLUSTER_NAME", "or set NODE_NAME in a CloudStack Kubernetes Service cluster")
 }
 
 func TestOptionsNeverRepeatASecret(t *testing.T) {

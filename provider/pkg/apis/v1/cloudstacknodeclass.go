@@ -248,6 +248,9 @@ type Bootstrap struct {
 // +kubebuilder:resource:path=cloudstacknodeclasses,scope=Cluster,categories=karpenter,shortName={csnc,csncs}
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
+// +kubebuilder:printcolumn:name="Zones",type="string",JSONPath=".status.zoneNames"
+// +kubebuilder:printcolumn:name="Templates",type="string",JSONPath=".status.templateNames"
+// +kubebuilder:printcolumn:name="Offerings",type="integer",JSONPath=".status.serviceOfferingCount"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
 type CloudStackNodeClass struct {
 	metav1.TypeMeta   `json:",inline"`

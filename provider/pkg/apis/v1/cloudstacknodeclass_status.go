@@ -55,6 +55,15 @@ type CloudStackNodeClassStatus struct {
 	// AffinityGroups the provider created for this NodeClass, one per NodePool.
 	// +optional
 	AffinityGroups []AffinityGroup `json:"affinityGroups,omitempty"`
+	// ZoneNames are the names of Zones, comma-separated, and TemplateNames the distinct names of
+	// Templates: kubectl prints one value per column, never a list's items.
+	// +optional
+	ZoneNames string `json:"zoneNames,omitempty"`
+	// +optional
+	TemplateNames string `json:"templateNames,omitempty"`
+	// ServiceOfferingCount is the number of ServiceOfferings.
+	// +optional
+	ServiceOfferingCount int `json:"serviceOfferingCount"`
 	// Conditions contains signals for health and readiness.
 	// +optional
 	Conditions []status.Condition `json:"conditions,omitempty"`

@@ -134,11 +134,15 @@ func (c *Controller) Reconcile(ctx context.Context, nodeClass *v1.CloudStackNode
 	}
 	stored := nodeClass.DeepCopy()
 	err := c.resolve(ctx, nodeClass)
+	summarize(nodeClass)
 	if !equality.Semantic.DeepEqual(stored.Status, nodeClass.Status) {
 		// The optimistic lock stops a stale resolution from overwriting a newer one.
 		if patchErr := c.kubeClient.Status().Patch(ctx, nodeClass, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); patchErr != nil {
 			return reconcile.Result{}, client.IgnoreNotFound(fmt.Errorf("patching the status of %s, %w", nodeClass.Name, patchErr))
 		}
+		// Only after the patch: a refused patch leaves the stored status, and the next
+		// reconcile sees the same transition again.
+		c.publishReadyTransition(stored, nodeClass)
 	}
 	if err != nil {
 		return reconcile.Result{}, err

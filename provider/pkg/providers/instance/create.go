@@ -154,6 +154,7 @@ func (p *DefaultProvider) finishLaunch(ctx context.Context, l launching) {
 		p.failures.LaunchFailed(l.nodeClaim, err)
 		return
 	}
+	p.joinCluster(ctx, l.vmID)
 	if vm == nil {
 		return // the VM's state is not known: Get asks CloudStack
 	}
@@ -372,9 +373,10 @@ func (p *DefaultProvider) launchError(err error, c candidate, scope csapi.Scope)
 }
 
 // cleanUp destroys a VM whose launch failed (a failed deploy leaves it in state Error); garbage
-// collection retries if this fails.
+// collection retries if this fails. Such a VM never joined the CKS cluster: joining waits for
+// the launch to succeed.
 func (p *DefaultProvider) cleanUp(ctx context.Context, id string) {
-	if _, err := p.destroy(ctx, id); err != nil && !csapi.IsNotFound(err) {
+	if _, err := p.destroyVM(ctx, id); err != nil && !csapi.IsNotFound(err) {
 		log.FromContext(ctx).Error(err, "destroying the VM of a failed launch", "id", id)
 	}
 }

@@ -139,6 +139,16 @@ type Options struct {
 	NodeClasses ScopeLister
 	// Limits keeps launches within CloudStack's resource limits; nil leaves that to CloudStack.
 	Limits limits.Provider
+	// Membership keeps launched VMs members of the ExternalManaged CKS cluster the provider
+	// runs in; nil elsewhere.
+	Membership ClusterMembership
+}
+
+// ClusterMembership adds VMs to the CloudStack Kubernetes Service cluster and removes them.
+type ClusterMembership interface {
+	Join(ctx context.Context, vmID string) error
+	// Leave returns nil for a VM that is no member.
+	Leave(ctx context.Context, vmID string) error
 }
 
 // ScopeLister lists the scopes NodeClasses deploy in.

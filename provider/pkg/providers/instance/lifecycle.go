@@ -256,10 +256,18 @@ func (p *DefaultProvider) mayDestroy(ctx context.Context, id string) error {
 	return nil
 }
 
-// destroy expunges only where the account may: destroyVirtualMachine with expunge=true fails
+// destroy takes the VM out of the CKS cluster, then destroys it.
+func (p *DefaultProvider) destroy(ctx context.Context, id string) (string, error) {
+	if err := p.leaveCluster(ctx, id); err != nil {
+		return "", err
+	}
+	return p.destroyVM(ctx, id)
+}
+
+// destroyVM expunges only where the account may: destroyVirtualMachine with expunge=true fails
 // for users unless allow.user.expunge.recover.vm is set. A VM already Destroyed is destroyed
 // again without error, as CloudStack does.
-func (p *DefaultProvider) destroy(ctx context.Context, id string) (string, error) {
+func (p *DefaultProvider) destroyVM(ctx context.Context, id string) (string, error) {
 	expunge, err := p.expunge.Get(ctx)
 	if err != nil {
 		return "", err

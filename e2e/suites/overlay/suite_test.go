@@ -1,0 +1,31 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package overlay_test
+
+import (
+	"testing"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+)
+
+// Core's NodeOverlay gate is off by default; the chart's settings.featureGates sets the same
+// variable.
+var s = suite.New("overlay", "FEATURE_GATES=NodeOverlay=true")
+
+func TestOverlay(t *testing.T) {
+	suite.Run(t, "Overlay")
+}
