@@ -18,6 +18,7 @@ package nodeclass_test
 
 import (
 	"errors"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -41,9 +42,15 @@ var _ = Describe("Status", func() {
 		Expect(nodeClass.StatusConditions().Root().IsTrue()).To(BeTrue())
 		Expect(nodeClass.Status.Zones).To(HaveLen(len(fake.ZoneNames)))
 		Expect(nodeClass.Status.Networks).To(HaveLen(len(fake.ZoneNames)))
-		Expect(nodeClass.Status.Templates).To(HaveLen(len(fake.ZoneNames)))
+		// The newest template of each zone, and of its arm64 build where the zone has one.
+		Expect(nodeClass.Status.Templates).To(HaveLen(len(fake.ZoneNames) + 1))
 		Expect(nodeClass.Status.ServiceOfferings).To(HaveLen(len(fake.DefaultOfferings)))
 		for _, t := range nodeClass.Status.Templates {
+			if t.Architecture == "arm64" {
+				Expect(t.Name).To(Equal(fake.ArmTemplate))
+				Expect(t.ZoneID).To(Equal(nodeClass.Status.Zones[slices.IndexFunc(nodeClass.Status.Zones, func(z v1.Zone) bool { return z.Name == fake.ArmZone })].ID))
+				continue
+			}
 			Expect(t.Name).To(Equal("ubuntu-24.04-kube-v1.36"))
 		}
 	})
