@@ -25,11 +25,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
@@ -65,6 +67,9 @@ type Suite struct {
 	failed bool
 	// auditOffset is how far the audit log has been checked for refused requests.
 	auditOffset int64
+	// bindings proves after each spec that no pod was bound to a Node before it was Ready.
+	bindings     *framework.BindingWatch
+	stopBindings context.CancelFunc
 }
 
 // New registers the life cycle of a suite; call it once, from a package-level variable.
@@ -159,6 +164,11 @@ func (s *Suite) setUp(ctx SpecContext) {
 		s.printLogs()
 	}
 	Expect(err).NotTo(HaveOccurred())
+	// The watch outlives this node's context: it runs until the suite ends.
+	watchCtx, stop := context.WithCancel(context.Background())
+	s.stopBindings = stop
+	s.bindings, err = framework.WatchBindings(watchCtx, s.Env.Kubeconfig())
+	Expect(err).NotTo(HaveOccurred())
 	s.auditOffset = s.Env.AuditStart
 	s.Cloud = cloud.New(component.FakeCloudAPIURL(settings.FakePort), settings.APIKey, settings.SecretKey)
 }
@@ -203,6 +213,9 @@ func (s *Suite) startWithPeer(ctx context.Context, o framework.Options) (*framew
 }
 
 func (s *Suite) tearDown(ctx SpecContext) {
+	if s.stopBindings != nil {
+		s.stopBindings()
+	}
 	if s.Peer != nil && s.Peer.Env != nil {
 		Expect(s.Peer.Env.Stop(ctx)).To(Succeed())
 		if !s.failed {
@@ -222,6 +235,8 @@ func (s *Suite) tearDown(ctx SpecContext) {
 
 func (s *Suite) afterEach(ctx SpecContext) {
 	refused := s.newRefusals()
+	// Judged before the reset, while the Nodes whose Ready state is in flight still exist.
+	misbound := s.misboundPods(ctx)
 	if CurrentSpecReport().Failed() {
 		s.failed = true
 		s.printState(ctx)
@@ -238,11 +253,49 @@ func (s *Suite) afterEach(ctx SpecContext) {
 	if s.Peer != nil {
 		s.Peer.Reset(ctx)
 	}
+	var problems []string
+	if misbound != "" {
+		problems = append(problems, misbound)
+	}
 	// Requests made while resetting (draining, terminating) count too.
 	if refused = append(refused, s.newRefusals()...); len(refused) > 0 {
-		s.failed = true
-		Fail(refusalReport(refused))
+		problems = append(problems, refusalReport(refused))
 	}
+	if len(problems) > 0 {
+		s.failed = true
+		Fail(strings.Join(problems, "\n"))
+	}
+}
+
+// readyWatchLag bounds how long the Node watch may trail the pod watch: a binding to a Node
+// not seen Ready by then is to a Node that was not Ready.
+const readyWatchLag = 30 * time.Second
+
+// misboundPods reports the pods bound during the spec to a Node that was not Ready yet, empty
+// when there are none.
+func (s *Suite) misboundPods(ctx context.Context) string {
+	if s.bindings == nil {
+		return ""
+	}
+	defer s.bindings.Forget()
+	var early, pending []framework.Binding
+	err := wait.PollUntilContextTimeout(ctx, time.Second, readyWatchLag, true, func(context.Context) (bool, error) {
+		var err error
+		early, pending, err = s.bindings.Judge()
+		return err != nil || len(early) > 0 || len(pending) == 0, err
+	})
+	if err != nil && !wait.Interrupted(err) {
+		return fmt.Sprintf("judging pod bindings: %v", err)
+	}
+	if len(early)+len(pending) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("pods bound to a Node that was not Ready:")
+	for _, binding := range append(early, pending...) {
+		fmt.Fprintf(&b, "\n  %s", binding)
+	}
+	return b.String()
 }
 
 func (s *Suite) printLogs() {

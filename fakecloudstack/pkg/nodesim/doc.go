@@ -83,8 +83,17 @@ controller manager sets come from a real CCM, when one runs against the fake clo
     changes when rebootVirtualMachine completes: the VM stays Running and keeps its Node, and
     its kubelet, started again, reports the new boot and puts its own labels back, as a
     kubelet registering again does.
-  - status.conditions: never written. kwok keeps the kubelet's (Ready and the pressures);
-    conditions of node agents such as node-problem-detector (KernelDeadlock,
+  - status.conditions: at registration only, those a kubelet registers with (initialNode runs
+    the setters of pkg/kubelet/nodestatus before its first runtime check): MemoryPressure,
+    DiskPressure and PIDPressure False, and Ready False with reason KubeletNotReady. A new Node
+    thus stays unschedulable until it is Ready: the API server's TaintNodesByCondition
+    admission gives it node.kubernetes.io/not-ready:NoSchedule, which the node lifecycle
+    controller keeps while Ready is False (a Node without a Ready condition loses it at once)
+    and lifts when kwok's node-initialize stage, which selects Nodes whose Ready is not True,
+    makes it Ready. Both the binary runtime (kwokctl, admission on by default) and kind (kwok
+    with its fast stages) play that stage. Afterwards the simulator never writes conditions:
+    kwok keeps the kubelet's, so updates, reboots and adoptions leave a Ready Node Ready and
+    untainted; conditions of node agents such as node-problem-detector (KernelDeadlock,
     ReadonlyFilesystem, ...), or injected in their place, stay as they are, through reboots
     too: a fault that a reboot does not fix is reported again at once by a real agent.
 

@@ -19,6 +19,7 @@ package nodesim
 import (
 	"maps"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -156,6 +157,34 @@ func addresses(vm VM, reg Registration) []corev1.NodeAddress {
 func kubeletOwnsAddresses(want *corev1.Node) bool {
 	return !slices.ContainsFunc(want.Spec.Taints, func(t corev1.Taint) bool { return t.Key == uninitializedTaint })
 }
+
+// registrationConditions are the conditions a kubelet registers its Node with (initialNode runs
+// the status setters of pkg/kubelet/nodestatus): no pressure yet, and NotReady because its first
+// container runtime check has not completed. Ready=False is what keeps pods away until kwok's
+// node-initialize stage makes the Node Ready: the node lifecycle controller holds the
+// node.kubernetes.io/not-ready:NoSchedule taint, which the API server's TaintNodesByCondition
+// admission adds to every new Node, while Ready is False, and lifts it once Ready is True; a
+// Node without a Ready condition loses that taint at once.
+func registrationConditions(now time.Time) []corev1.NodeCondition {
+	t := metav1.NewTime(now)
+	condition := func(typ corev1.NodeConditionType, status corev1.ConditionStatus, reason, message string) corev1.NodeCondition {
+		return corev1.NodeCondition{Type: typ, Status: status, Reason: reason, Message: message, LastHeartbeatTime: t, LastTransitionTime: t}
+	}
+	// The kubelet's order: Ready last (nodestatus.ReadyCondition).
+	return []corev1.NodeCondition{
+		condition(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+		condition(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+		condition(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+		condition(corev1.NodeReady, corev1.ConditionFalse, kubeletNotReady, runtimeNotCheckedYet),
+	}
+}
+
+// The Ready condition of a kubelet whose container runtime has not been checked yet
+// (runtimeState.runtimeErrors), as at registration.
+const (
+	kubeletNotReady      = "KubeletNotReady"
+	runtimeNotCheckedYet = "container runtime status check may not have completed yet"
+)
 
 // desiredNode is the Node a kubelet started by the VM's userdata would register.
 func desiredNode(vm VM, reg Registration, opts Options) *corev1.Node {

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -151,7 +152,10 @@ func (s *Simulator) reconcile(ctx context.Context, id string) error {
 }
 
 func (s *Simulator) create(ctx context.Context, id string, want *corev1.Node) error {
-	if _, err := s.client.CoreV1().Nodes().Create(ctx, want.DeepCopy(), metav1.CreateOptions{}); err != nil {
+	node := want.DeepCopy()
+	// Conditions only at registration: from then on they are kwok's, and node agents'.
+	node.Status.Conditions = registrationConditions(time.Now())
+	if _, err := s.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		// AlreadyExists means the cache lags; the retry sees the Node and adopts it if ours.
 		return fmt.Errorf("creating node %s, %w", want.Name, err)
 	}
@@ -182,8 +186,9 @@ func (s *Simulator) sync(ctx context.Context, id string, o observation) error {
 		}
 	}
 	if !statusInSync(node, want) {
-		// Conditions stay out: the kubelet's are kwok's to keep, and those of node agents such
-		// as node-problem-detector are theirs; a reboot leaves them as they were.
+		// Conditions stay out: after registration the kubelet's are kwok's to keep, so a Ready
+		// Node stays Ready and untainted, and those of node agents such as
+		// node-problem-detector are theirs; a reboot leaves them as they were.
 		status := map[string]any{
 			"capacity": want.Status.Capacity, "allocatable": want.Status.Allocatable,
 			"nodeInfo": map[string]any{"bootID": want.Status.NodeInfo.BootID},

@@ -19,6 +19,7 @@ package nodesim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -150,6 +151,106 @@ func TestRunningVMRegistersTheNodeItsUserDataDescribes(t *testing.T) {
 	}
 }
 
+func TestNewNodeRegistersNotReadyAsAKubeletDoes(t *testing.T) {
+	client := kubeClient(t)
+	src := newFakeSource(bootstrappedVM(testVMID, "fresh"))
+	_, _ = startSimulator(t, client, src, Options{})
+
+	node := waitForNode(t, client, "fresh")
+
+	ready := readyCondition(node)
+	if ready == nil || ready.Status != corev1.ConditionFalse || ready.Reason != "KubeletNotReady" {
+		t.Errorf("Ready condition = %+v, want False with the kubelet's reason KubeletNotReady", ready)
+	}
+	for _, pressure := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
+		if !slices.ContainsFunc(node.Status.Conditions, func(c corev1.NodeCondition) bool {
+			return c.Type == pressure && c.Status == corev1.ConditionFalse
+		}) {
+			t.Errorf("conditions = %v, want %s False", node.Status.Conditions, pressure)
+		}
+	}
+	// The API server's TaintNodesByCondition admission adds the taint to every new Node; with
+	// Ready False the node lifecycle controller keeps it until the Node is Ready.
+	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	if !slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&notReady) }) {
+		t.Errorf("taints = %v, want %v", node.Spec.Taints, notReady)
+	}
+}
+
+func TestUpdatesKeepTheReadyConditionKwokSet(t *testing.T) {
+	client := kubeClient(t)
+	vm := bootstrappedVM("vm-ready", "ready")
+	vm.BootID = "boot-0"
+	src := newFakeSource(vm)
+	sim, stop := startSimulator(t, client, src, Options{})
+	waitForRegistration(t, sim, vm.ID)
+	madeReady := makeReady(t, client, "ready")
+
+	// A reboot and a new address make the simulator write the Node's status.
+	vm.BootID, vm.IPAddress = "boot-1", "10.1.0.99"
+	src.put(vm)
+	eventually(t, "the node reports the new boot and address", func(ctx context.Context) (bool, error) {
+		node, err := getNode(ctx, client, "ready")
+		return err == nil && node.Status.NodeInfo.BootID == "boot-1" &&
+			slices.Contains(node.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "10.1.0.99"}), err
+	})
+	expectStillReady(t, client, madeReady)
+
+	// A new simulator adopts the Node as a kubelet registering again does.
+	stop()
+	restarted, _ := startSimulator(t, client, src, Options{})
+	waitForRegistration(t, restarted, vm.ID)
+	expectStillReady(t, client, madeReady)
+}
+
+// makeReady does what kwok's node-initialize stage and the node lifecycle controller do for a
+// new Node: Ready True, then the not-ready taint lifted. It returns the Node as they left it.
+func makeReady(t *testing.T, client kubernetes.Interface, name string) *corev1.Node {
+	t.Helper()
+	node, err := getNode(t.Context(), client, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := readyCondition(node)
+	if ready == nil {
+		t.Fatalf("node %s registered without a Ready condition: %v", name, node.Status.Conditions)
+	}
+	ready.Status, ready.Reason, ready.Message = corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status"
+	if node, err = client.CoreV1().Nodes().UpdateStatus(t.Context(), node, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("making node %s Ready: %v", name, err)
+	}
+	node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
+	if node, err = client.CoreV1().Nodes().Update(t.Context(), node, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("lifting the not-ready taint of node %s: %v", name, err)
+	}
+	return node
+}
+
+// expectStillReady fails unless the Node still has the conditions and taints it had when it
+// was made Ready.
+func expectStillReady(t *testing.T, client kubernetes.Interface, madeReady *corev1.Node) {
+	t.Helper()
+	node, err := getNode(t.Context(), client, madeReady.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(node.Status.Conditions, madeReady.Status.Conditions) {
+		t.Errorf("conditions = %v, want %v as kwok left them", node.Status.Conditions, madeReady.Status.Conditions)
+	}
+	if !equality.Semantic.DeepEqual(node.Spec.Taints, madeReady.Spec.Taints) {
+		t.Errorf("taints = %v, want %v as the node lifecycle controller left them", node.Spec.Taints, madeReady.Spec.Taints)
+	}
+}
+
+func readyCondition(node *corev1.Node) *corev1.NodeCondition {
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == corev1.NodeReady {
+			return &node.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
 func TestOutOfBandDestroyStopsTheHeartbeatAndKeepsTheNode(t *testing.T) {
 	client := kubeClient(t)
 	destroyed, expunged := bootstrappedVM("vm-destroyed", "destroyed"), bootstrappedVM("vm-expunged", "expunged")
@@ -203,9 +304,11 @@ func TestRebootedVMReportsANewBootAndKeepsItsNodeConditions(t *testing.T) {
 	deadlock := corev1.NodeCondition{Type: "KernelDeadlock", Status: corev1.ConditionTrue, Reason: "DockerHung",
 		LastTransitionTime: metav1.NewTime(time.Now().Add(-11 * time.Minute).Truncate(time.Second))}
 	node.Status.Conditions = append(node.Status.Conditions, deadlock)
-	if _, err := client.CoreV1().Nodes().UpdateStatus(t.Context(), node, metav1.UpdateOptions{}); err != nil {
+	node, err := client.CoreV1().Nodes().UpdateStatus(t.Context(), node, metav1.UpdateOptions{})
+	if err != nil {
 		t.Fatalf("setting the condition: %v", err)
 	}
+	before := node.Status.Conditions
 	patch := []byte(`{"metadata":{"labels":{"kubernetes.io/os":"changed"}}}`)
 	if _, err := client.CoreV1().Nodes().Patch(t.Context(), "rebooted", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatalf("changing a label: %v", err)
@@ -217,16 +320,15 @@ func TestRebootedVMReportsANewBootAndKeepsItsNodeConditions(t *testing.T) {
 		node, err := getNode(ctx, client, "rebooted")
 		return err == nil && node.Status.NodeInfo.BootID == "boot-1", err
 	})
-	node, err := getNode(t.Context(), client, "rebooted")
+	node, err = getNode(t.Context(), client, "rebooted")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if node.Labels[corev1.LabelOSStable] != "linux" {
 		t.Errorf("kubernetes.io/os = %q after the reboot, want linux: the kubelet registers again", node.Labels[corev1.LabelOSStable])
 	}
-	got := node.Status.Conditions
-	if len(got) != 1 || got[0].Type != deadlock.Type || got[0].Status != deadlock.Status || !got[0].LastTransitionTime.Equal(&deadlock.LastTransitionTime) {
-		t.Errorf("conditions after the reboot = %v, want %v kept as it was", got, deadlock)
+	if !equality.Semantic.DeepEqual(node.Status.Conditions, before) {
+		t.Errorf("conditions after the reboot = %v, want %v kept as they were", node.Status.Conditions, before)
 	}
 }
 
