@@ -193,19 +193,27 @@ func (p *DefaultProvider) awaitTags(ctx context.Context, l launching) error {
 		}
 		log.FromContext(ctx).Info("tagging again after a failed createTags job", "id", l.vmID, "error", err.Error())
 	}
-	vm, err := p.lookUp(ctx, l.scope, l.vmID)
-	if err != nil {
-		return fmt.Errorf("looking up the VM's tags, %w", err)
-	}
-	if vm == nil {
-		return fmt.Errorf("VM %s is not listed", l.vmID)
-	}
-	missing := missingTags(newInstance(vm).Tags, l.tags)
-	if len(missing) == 0 {
-		return nil
-	}
-	return p.tag(ctx, l.vmID, missing)
+	// Each try reads the VM's tags first, so any failure may be tried again, not only a passing
+	// one: a malformed answer may hide a call that was applied.
+	return p.retryWhile(ctx, tagAttempts, func(error) bool { return true }, func() error {
+		vm, err := p.lookUp(ctx, l.scope, l.vmID)
+		if err != nil {
+			return fmt.Errorf("looking up the VM's tags, %w", err)
+		}
+		if vm == nil {
+			return fmt.Errorf("VM %s is not listed", l.vmID)
+		}
+		missing := missingTags(newInstance(vm).Tags, l.tags)
+		if len(missing) == 0 {
+			return nil
+		}
+		return p.tag(ctx, l.vmID, missing)
+	})
 }
+
+// tagAttempts bounds the tries of tagging a launched VM again; each is itself retried while its
+// calls fail for a passing reason.
+const tagAttempts = 3
 
 // awaitDeploy waits for the deploy job. A job that failed, or whose outcome is unknown (its
 // deadline passed, CloudStack does not know it), fails the launch only once a lookup by id
@@ -244,10 +252,16 @@ const passingAttempts = 5
 // retryPassing runs call until it succeeds, fails for a reason that is not passing, or has run
 // passingAttempts times.
 func (p *DefaultProvider) retryPassing(ctx context.Context, call func() error) error {
+	return p.retryWhile(ctx, passingAttempts, csapi.IsTransient, call)
+}
+
+// retryWhile runs call until it succeeds, fails with an error retryable refuses, or has run
+// attempts times.
+func (p *DefaultProvider) retryWhile(ctx context.Context, attempts int, retryable func(error) bool, call func() error) error {
 	wait := DefaultPollInterval
 	for attempt := 1; ; attempt++ {
 		err := call()
-		if err == nil || !csapi.IsTransient(err) || attempt == passingAttempts {
+		if err == nil || !retryable(err) || attempt == attempts {
 			return err
 		}
 		select {

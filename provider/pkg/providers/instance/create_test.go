@@ -221,17 +221,18 @@ func TestAFailedTagJobIsTriedAgainInANewBatch(t *testing.T) {
 	}
 }
 
-// A createTags job that fails on retry too leaves the VM running and untagged, never destroyed:
-// its owner mark keeps it this cluster's, so garbage collection and Delete still know it.
-func TestATagJobFailingTwiceKeepsTheMarkedVM(t *testing.T) {
+// A createTags job that fails on every retry too leaves the VM running and untagged, never
+// destroyed: its owner mark keeps it this cluster's, so garbage collection and Delete know it.
+func TestATagJobFailingEveryTimeKeepsTheMarkedVM(t *testing.T) {
 	e := newEnv(t)
 	e.api.SetJobDuration(10 * time.Second)
-	e.api.FailJobs("createTags", csapi.CodeInternalError, "internal error", 2)
+	e.api.FailJobs("createTags", csapi.CodeInternalError, "internal error", 100)
 	launch, err := e.create(t, test.NodeClaim("node-tagjob", "gplarge"))
 	if err != nil {
 		t.Fatalf("Create waited for the tag job: %v", err)
 	}
-	e.settle(t, func() bool { return len(e.api.Calls("createTags")) == 2 && e.watcher.Pending() == 0 })
+	// The launch's call, then one per try of tagging it again.
+	e.settle(t, func() bool { return len(e.api.Calls("createTags")) == 1+3 && e.watcher.Pending() == 0 })
 	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 0 {
 		t.Errorf("destroyed %v, want the running VM kept", destroys)
 	}
