@@ -294,8 +294,9 @@ var _ = Describe("karpenter-cloudstack chart", func() {
 			Expect(env).To(HaveKeyWithValue("REPAIR_NODE_PROBLEM_TOLERATION", HaveField("Value", "1h")))
 		})
 
-		It("refuses a repair.enabled that is no boolean", func() {
+		It("refuses a repair.enabled that is no boolean, and values without the repair block", func() {
 			Expect(renderError(chart, append(inlineValues, "repair.enabled=yes")...)).To(MatchError(ContainSubstring(`repair.enabled is "yes": want true or false`)))
+			Expect(renderError(chart, append(inlineValues, "repair=null")...)).To(MatchError(ContainSubstring("upgrade with --reset-then-reuse-values")))
 		})
 	})
 

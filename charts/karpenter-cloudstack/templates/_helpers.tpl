@@ -142,6 +142,10 @@ Core's FEATURE_GATES: settings.featureGates plus NodeRepair from repair.enabled,
 gates name NodeRepair themselves: the user's explicit gate wins, and no gate appears twice.
 */}}
 {{- define "karpenter-cloudstack.featureGates" -}}
+{{- /* helm upgrade --reuse-values keeps the old chart's defaults, which have no repair block. */}}
+{{- if not (kindIs "map" .Values.repair) }}
+{{- fail "the values have no repair block, as after helm upgrade --reuse-values from a chart without one: upgrade with --reset-then-reuse-values, which adds the chart's new defaults" }}
+{{- end }}
 {{- if not (kindIs "bool" .Values.repair.enabled) }}
 {{- fail (printf "repair.enabled is %q: want true or false" (toString .Values.repair.enabled)) }}
 {{- end }}
