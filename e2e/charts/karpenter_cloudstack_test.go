@@ -18,6 +18,7 @@ package charts_test
 
 import (
 	"slices"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -29,8 +30,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	cscloudprovider "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
@@ -236,6 +239,64 @@ var _ = Describe("karpenter-cloudstack chart", func() {
 			Expect(renderError(chart, append(inlineValues, "cloudstack.caBundle=MIIBkTCB+wIJAK")...)).To(MatchError(ContainSubstring("cloudstack.caBundle holds no PEM certificate")))
 			Expect(renderError(chart, append(inlineValues, "cloudstack.caBundle="+pem, "cloudstack.verifySSL=false")...)).To(MatchError(
 				SatisfyAll(ContainSubstring("cloudstack.caBundle"), ContainSubstring("cloudstack.verifySSL is false"))))
+		})
+	})
+
+	Context("node repair", func() {
+		// gates is the container's one FEATURE_GATES, as core reads it.
+		gates := func(set ...string) (string, coreoptions.FeatureGates) {
+			GinkgoHelper()
+			c := onlyContainer(typed[appsv1.Deployment](render(chart, append(inlineValues, set...)...), "Deployment", fullname))
+			named := slices.DeleteFunc(slices.Clone(c.Env), func(e corev1.EnvVar) bool { return e.Name != "FEATURE_GATES" })
+			Expect(named).To(HaveLen(1))
+			parsed, err := coreoptions.ParseFeatureGates(named[0].Value)
+			Expect(err).NotTo(HaveOccurred())
+			return named[0].Value, parsed
+		}
+
+		It("turns core's NodeRepair gate on with the provider's default tolerations", func() {
+			value, parsed := gates()
+			Expect(value).To(Equal("NodeRepair=true"))
+			Expect(parsed.NodeRepair).To(BeTrue())
+			env := envOf(onlyContainer(typed[appsv1.Deployment](render(chart, inlineValues...), "Deployment", fullname)))
+			for name, want := range map[string]time.Duration{
+				"REPAIR_NOT_READY_TOLERATION":    cscloudprovider.DefaultNotReadyToleration,
+				"REPAIR_NODE_PROBLEM_TOLERATION": cscloudprovider.DefaultNodeProblemToleration,
+			} {
+				Expect(env).To(HaveKey(name))
+				Expect(time.ParseDuration(env[name].Value)).To(Equal(want), name)
+			}
+		})
+
+		It("turns it off with repair.enabled=false", func() {
+			value, parsed := gates("repair.enabled=false")
+			Expect(value).To(Equal("NodeRepair=false"))
+			Expect(parsed.NodeRepair).To(BeFalse())
+		})
+
+		It("adds the gate to the user's gates, and leaves a NodeRepair among them as it is", func() {
+			value, parsed := gates(`settings.featureGates=NodeOverlay=true`)
+			Expect(value).To(Equal("NodeOverlay=true,NodeRepair=true"))
+			Expect(parsed.NodeOverlay).To(BeTrue())
+			Expect(parsed.NodeRepair).To(BeTrue())
+
+			value, parsed = gates(`settings.featureGates=NodeOverlay=true\, NodeRepair=false`)
+			Expect(value).To(Equal("NodeOverlay=true,NodeRepair=false"))
+			Expect(parsed.NodeRepair).To(BeFalse())
+			value, _ = gates("repair.enabled=false", `settings.featureGates=NodeRepair=true`)
+			Expect(value).To(Equal("NodeRepair=true"))
+		})
+
+		It("passes the tolerations on", func() {
+			env := envOf(onlyContainer(typed[appsv1.Deployment](render(chart, append(inlineValues,
+				"repair.notReadyToleration=10m", "repair.nodeProblemToleration=1h")...), "Deployment", fullname)))
+			Expect(env).To(HaveKeyWithValue("REPAIR_NOT_READY_TOLERATION", HaveField("Value", "10m")))
+			Expect(env).To(HaveKeyWithValue("REPAIR_NODE_PROBLEM_TOLERATION", HaveField("Value", "1h")))
+		})
+
+		It("refuses a repair.enabled that is no boolean, and values without the repair block", func() {
+			Expect(renderError(chart, append(inlineValues, "repair.enabled=yes")...)).To(MatchError(ContainSubstring(`repair.enabled is "yes": want true or false`)))
+			Expect(renderError(chart, append(inlineValues, "repair=null")...)).To(MatchError(ContainSubstring("upgrade with --reset-then-reuse-values")))
 		})
 	})
 

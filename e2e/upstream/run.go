@@ -99,9 +99,10 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 	fakeValues["resources"] = map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}, "limits": map[string]any{"memory": "2Gi"}}
 	values := settings.ProviderChartValues(nil)
 	values["fullnameOverride"] = Release
-	// The alpha features the suites exercise (repair, static NodePools, capacity buffers) are
-	// core feature gates, off by default: a user who wants them sets them as here.
-	values["settings"] = map[string]any{"featureGates": "NodeRepair=true,StaticCapacity=true,CapacityBuffer=true"}
+	// The chart turns repair on; the other alpha features the suites exercise (static NodePools,
+	// capacity buffers) are core feature gates, off by default: a user who wants them sets them
+	// as here.
+	values["settings"] = map[string]any{"featureGates": "StaticCapacity=true,CapacityBuffer=true"}
 	remove := func() error {
 		// The provider must outlive the suites' NodePools and NodeClasses: it is what lifts
 		// their finalizers and destroys their VMs.

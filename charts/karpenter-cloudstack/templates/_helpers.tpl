@@ -136,3 +136,30 @@ default values spread this release's pods without repeating its labels.
 {{- end }}
 {{- toYaml $constraints }}
 {{- end }}
+
+{{/*
+Core's FEATURE_GATES: settings.featureGates plus NodeRepair from repair.enabled, unless the
+gates name NodeRepair themselves: the user's explicit gate wins, and no gate appears twice.
+*/}}
+{{- define "karpenter-cloudstack.featureGates" -}}
+{{- /* helm upgrade --reuse-values keeps the old chart's defaults, which have no repair block. */}}
+{{- if not (kindIs "map" .Values.repair) }}
+{{- fail "the values have no repair block, as after helm upgrade --reuse-values from a chart without one: upgrade with --reset-then-reuse-values, which adds the chart's new defaults" }}
+{{- end }}
+{{- if not (kindIs "bool" .Values.repair.enabled) }}
+{{- fail (printf "repair.enabled is %q: want true or false" (toString .Values.repair.enabled)) }}
+{{- end }}
+{{- $gates := list }}
+{{- $repairNamed := false }}
+{{- range splitList "," (.Values.settings.featureGates | default "") }}
+{{- $gate := trim . }}
+{{- if $gate }}
+{{- if eq (trim (first (splitList "=" $gate))) "NodeRepair" }}{{ $repairNamed = true }}{{ end }}
+{{- $gates = append $gates $gate }}
+{{- end }}
+{{- end }}
+{{- if not $repairNamed }}
+{{- $gates = append $gates (printf "NodeRepair=%t" .Values.repair.enabled) }}
+{{- end }}
+{{- join "," $gates }}
+{{- end }}

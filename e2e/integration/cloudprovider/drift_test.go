@@ -64,7 +64,7 @@ func TestIntegrationDriftAgainstTheFakeCloud(t *testing.T) {
 	go func() { _ = watcher.Start(ctx) }()
 	prices := pricing.NewDefaultProvider(srv.Client, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"}, clock.RealClock{})
 	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
-	cp := cloudprovider.New(kube, coretest.NewEventRecorder(), instancetype.NewDefaultProvider("", prices, unavailable), instances, nil)
+	cp := cloudprovider.New(kube, coretest.NewEventRecorder(), instancetype.NewDefaultProvider("", prices, unavailable), instances, nil, cloudprovider.DefaultRepairTolerations())
 
 	created, err := cp.Create(ctx, test.NodeClaim("drift-it", "gplarge"))
 	if err != nil {

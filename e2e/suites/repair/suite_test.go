@@ -22,8 +22,9 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
 )
 
-// Node repair, reboot included, is behind core's NodeRepair feature gate.
-var s = suite.New("repair", "FEATURE_GATES=NodeRepair=true")
+// Node repair, reboot included, is behind core's NodeRepair feature gate. A node that stops
+// reporting is replaced after a minute instead of half an hour, so that a spec can wait for it.
+var s = suite.New("repair", "FEATURE_GATES=NodeRepair=true", "REPAIR_NOT_READY_TOLERATION="+notReadyToleration.String())
 
 func TestRepair(t *testing.T) {
 	suite.Run(t, "Repair")

@@ -42,7 +42,7 @@ func main() {
 	if coreoptions.FromContext(ctx).FeatureGates.NodeOverlay {
 		overlays = op.InstanceTypeStore
 	}
-	cloudStack := cloudprovider.New(op.GetClient(), op.EventRecorder, op.InstanceTypes, op.Instances, overlays)
+	cloudStack := cloudprovider.New(op.GetClient(), op.EventRecorder, op.InstanceTypes, op.Instances, overlays, operator.FromContext(ctx).Repair)
 	overlayUndecorated := metrics.Decorate(cloudStack)
 	cloudProvider := overlay.Decorate(overlayUndecorated, op.GetClient(), op.InstanceTypeStore)
 	repairPolicyMatcher := lo.Must(health.NewRepairPolicyMatcher(ctx, cloudProvider))

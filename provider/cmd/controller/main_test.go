@@ -115,6 +115,7 @@ func TestStartupRefusesEveryBadSettingWithOneLine(t *testing.T) {
 		{name: "rate in words", set: map[string]string{"CLOUDSTACK_RATE_LIMIT": "ten"}, want: []string{"CLOUDSTACK_RATE_LIMIT", "positive number"}},
 		{name: "negative burst", set: map[string]string{"CLOUDSTACK_RATE_BURST": "-5"}, want: []string{"CLOUDSTACK_RATE_BURST", "positive whole number"}},
 		{name: "interval that is no duration", set: map[string]string{"CLOUDSTACK_JOB_POLL_INTERVAL": "abc"}, want: []string{"CLOUDSTACK_JOB_POLL_INTERVAL", "positive duration"}},
+		{name: "toleration without a unit", set: map[string]string{"REPAIR_NOT_READY_TOLERATION": "30"}, want: []string{"REPAIR_NOT_READY_TOLERATION", "--repair-not-ready-toleration", "positive duration, such as 30m"}},
 		{name: "region that is no label value", set: map[string]string{"CLOUDSTACK_REGION": "eu west"}, want: []string{"CLOUDSTACK_REGION", "at most 63"}},
 		{name: "endpoint without port", set: map[string]string{"API_SERVER_ENDPOINT": "10.0.0.1"}, want: []string{"API_SERVER_ENDPOINT", "host:port"}},
 		{name: "namespace that is no name", set: map[string]string{"SYSTEM_NAMESPACE": "Karpenter"}, want: []string{"SYSTEM_NAMESPACE", "namespace name"}},

@@ -52,6 +52,8 @@ type CloudProvider struct {
 	instances     instance.Provider
 	// overlays are core's NodeOverlay adjustments; nil while the NodeOverlay gate is off.
 	overlays Overlays
+	// repair are the tolerations of the repair policies, from the settings.
+	repair RepairTolerations
 }
 
 // Overlays applies core's NodeOverlays of a NodePool to instance types (core's
@@ -61,8 +63,8 @@ type Overlays interface {
 }
 
 // New returns the CloudProvider.
-func New(kubeClient client.Client, recorder events.Recorder, instanceTypes instancetype.Provider, instances instance.Provider, overlays Overlays) *CloudProvider {
-	return &CloudProvider{kubeClient: kubeClient, recorder: recorder, instanceTypes: instanceTypes, instances: instances, overlays: overlays}
+func New(kubeClient client.Client, recorder events.Recorder, instanceTypes instancetype.Provider, instances instance.Provider, overlays Overlays, repair RepairTolerations) *CloudProvider {
+	return &CloudProvider{kubeClient: kubeClient, recorder: recorder, instanceTypes: instanceTypes, instances: instances, overlays: overlays, repair: repair}
 }
 
 func (c *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*karpv1.NodeClaim, error) {

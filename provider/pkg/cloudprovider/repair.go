@@ -36,46 +36,66 @@ const (
 )
 
 const (
-	// unhealthyToleration is how long a node may stay NotReady before it is replaced: long
+	// DefaultNotReadyToleration is how long a node may stay NotReady before it is replaced: long
 	// enough to ride out a hypervisor migration or a management server restart.
-	unhealthyToleration = 30 * time.Minute
-	// rebootToleration leaves an operator a few minutes to look at a fault NPD will not clear by
-	// itself. Core counts it from the node's creation at the earliest and, after a reboot, from
-	// the reboot's end; Karpenter's reboot e2e specs expect a reboot once their fault is 11
-	// minutes old and two reboots then a replacement within 35 minutes of the fault.
-	rebootToleration = 5 * time.Minute
+	DefaultNotReadyToleration = 30 * time.Minute
+	// DefaultNodeProblemToleration leaves an operator a few minutes to look at a fault NPD will
+	// not clear by itself, and is short for a read-only filesystem, which fails every image pull,
+	// log and emptyDir and does not heal. Core counts it from the node's creation at the earliest
+	// and, after a reboot, from the reboot's end; Karpenter's reboot e2e specs expect a reboot
+	// once their fault is 11 minutes old and two reboots then a replacement within 35 minutes of
+	// the fault.
+	DefaultNodeProblemToleration = 5 * time.Minute
+)
+
+const (
 	// rebootDrainBound: a node whose kernel or container runtime is stuck may never finish
 	// evicting; pods still there after this ride the reboot.
 	rebootDrainBound = 2 * time.Minute
-	// readonlyToleration is short: a node that cannot write fails every image pull, log and
-	// emptyDir, and its filesystem does not heal.
-	readonlyToleration = 5 * time.Minute
 	// readonlyDrainBound keeps do-not-disrupt pods from holding such a node for good; eviction
 	// itself works, through the API server.
 	readonlyDrainBound = 10 * time.Minute
 )
 
-func (c *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy { return RepairPolicies() }
+// RepairTolerations are how long each kind of fault lasts before core acts on it; the
+// provider's settings choose them. They change when a policy fires, never which conditions
+// the policies match or what they do.
+type RepairTolerations struct {
+	// NotReady is for Ready=False and Ready=Unknown.
+	NotReady time.Duration
+	// NodeProblem is for the node-problem-detector conditions.
+	NodeProblem time.Duration
+}
 
-// RepairPolicies are the node conditions core repairs nodes of this provider for, and how.
+// DefaultRepairTolerations are the tolerations without settings.
+func DefaultRepairTolerations() RepairTolerations {
+	return RepairTolerations{NotReady: DefaultNotReadyToleration, NodeProblem: DefaultNodeProblemToleration}
+}
+
+func (c *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy { return c.repair.Policies() }
+
+// RepairPolicies are the provider's policies with the default tolerations.
+func RepairPolicies() []cloudprovider.RepairPolicy { return DefaultRepairTolerations().Policies() }
+
+// Policies are the node conditions core repairs nodes of this provider for, and how.
 // They reboot, through rebootVirtualMachine, what a fresh boot fixes: a kernel with hung
 // tasks, a kubelet or containerd that keeps crashing. Core replaces a node after two reboots
 // within a day that did not clear the fault, so none of these has a replace policy of its
 // own. A filesystem remounted read-only after I/O errors is replaced: the volume is suspect,
 // and a reboot would only run fsck on it. Ready=False is the one fallback core asks for; every
 // other policy matches any reason.
-func RepairPolicies() []cloudprovider.RepairPolicy {
+func (t RepairTolerations) Policies() []cloudprovider.RepairPolicy {
 	reboot := func(condition corev1.NodeConditionType) cloudprovider.RepairPolicy {
 		return cloudprovider.RepairPolicy{ConditionType: condition, ConditionStatus: corev1.ConditionTrue, ReasonRegex: ".*",
-			TolerationDuration: rebootToleration, TerminationGracePeriod: lo.ToPtr(rebootDrainBound), Action: cloudprovider.RebootNode}
+			TolerationDuration: t.NodeProblem, TerminationGracePeriod: lo.ToPtr(rebootDrainBound), Action: cloudprovider.RebootNode}
 	}
 	return []cloudprovider.RepairPolicy{
-		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: unhealthyToleration, Action: cloudprovider.ReplaceNode},
-		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionUnknown, ReasonRegex: ".*", TolerationDuration: unhealthyToleration, Action: cloudprovider.ReplaceNode},
+		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: t.NotReady, Action: cloudprovider.ReplaceNode},
+		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionUnknown, ReasonRegex: ".*", TolerationDuration: t.NotReady, Action: cloudprovider.ReplaceNode},
 		reboot(ConditionKernelDeadlock),
 		reboot(ConditionFrequentKubeletRestart),
 		reboot(ConditionFrequentContainerdRestart),
 		{ConditionType: ConditionReadonlyFilesystem, ConditionStatus: corev1.ConditionTrue, ReasonRegex: ".*",
-			TolerationDuration: readonlyToleration, TerminationGracePeriod: lo.ToPtr(readonlyDrainBound), Action: cloudprovider.ReplaceNode},
+			TolerationDuration: t.NodeProblem, TerminationGracePeriod: lo.ToPtr(readonlyDrainBound), Action: cloudprovider.ReplaceNode},
 	}
 }

@@ -18,6 +18,7 @@ package cloudprovider_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -35,21 +36,11 @@ import (
 // validates the set as the controller does at start-up, and checks the action core takes for
 // each fault at a given age.
 func TestRepairPolicies(t *testing.T) {
-	ctx := options.ToContext(context.Background(), coretest.Options(coretest.OptionsFields{FeatureGates: coretest.FeatureGates{NodeRepair: new(true)}}))
-	matcher, err := health.NewRepairPolicyMatcher(ctx, &cloudprovider.CloudProvider{})
-	if err != nil {
-		t.Fatalf("core refuses the policies: %v", err)
-	}
+	matcher := repairMatcher(t, cloudprovider.DefaultRepairTolerations())
 	now := time.Now()
-	node := func(conditions ...corev1.NodeCondition) *corev1.Node {
-		ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-48 * time.Hour))}
-		return &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now.Add(-48 * time.Hour))},
-			Status:     corev1.NodeStatus{Conditions: append([]corev1.NodeCondition{ready}, conditions...)},
-		}
-	}
+	node := func(conditions ...corev1.NodeCondition) *corev1.Node { return nodeAt(now, conditions...) }
 	fault := func(condition corev1.NodeConditionType, status corev1.ConditionStatus, age time.Duration) corev1.NodeCondition {
-		return corev1.NodeCondition{Type: condition, Status: status, Reason: "E2ETest", LastTransitionTime: metav1.NewTime(now.Add(-age))}
+		return faultAt(now, condition, status, age)
 	}
 	for _, tc := range []struct {
 		name       string
@@ -113,10 +104,82 @@ func TestRepairPolicies(t *testing.T) {
 	}
 }
 
+// The settings move when each policy fires and nothing else: the upstream suites derive their
+// injected conditions from the default policies' types and actions.
+func TestRepairTolerationsFromSettings(t *testing.T) {
+	tolerations := cloudprovider.RepairTolerations{NotReady: time.Minute, NodeProblem: 20 * time.Minute}
+	tuned := cloudprovider.New(nil, nil, nil, nil, nil, tolerations).RepairPolicies()
+	defaults := cloudprovider.RepairPolicies()
+	if len(tuned) != len(defaults) {
+		t.Fatalf("%d policies with settings, %d without", len(tuned), len(defaults))
+	}
+	for i, p := range tuned {
+		want := defaults[i]
+		want.TolerationDuration = tolerations.NodeProblem
+		if p.ConditionType == corev1.NodeReady {
+			want.TolerationDuration = tolerations.NotReady
+		}
+		if !reflect.DeepEqual(p, want) {
+			t.Errorf("policy %d is %+v, want %+v", i, p, want)
+		}
+	}
+
+	matcher := repairMatcher(t, tolerations)
+	now := time.Now()
+	for _, tc := range []struct {
+		name  string
+		fault corev1.NodeCondition
+		want  corecloudprovider.RepairAction
+	}{
+		{"NotReady for 50 seconds", faultAt(now, corev1.NodeReady, corev1.ConditionUnknown, 50*time.Second), ""},
+		{"NotReady for 70 seconds", faultAt(now, corev1.NodeReady, corev1.ConditionUnknown, 70*time.Second), corecloudprovider.ReplaceNode},
+		{"Ready=False for 70 seconds", faultAt(now, corev1.NodeReady, corev1.ConditionFalse, 70*time.Second), corecloudprovider.ReplaceNode},
+		{"a kernel deadlock of 11 minutes", faultAt(now, cloudprovider.ConditionKernelDeadlock, corev1.ConditionTrue, 11*time.Minute), ""},
+		{"a kernel deadlock of 21 minutes", faultAt(now, cloudprovider.ConditionKernelDeadlock, corev1.ConditionTrue, 21*time.Minute), corecloudprovider.RebootNode},
+		{"a read-only filesystem of 11 minutes", faultAt(now, cloudprovider.ConditionReadonlyFilesystem, corev1.ConditionTrue, 11*time.Minute), ""},
+		{"a read-only filesystem of 21 minutes", faultAt(now, cloudprovider.ConditionReadonlyFilesystem, corev1.ConditionTrue, 21*time.Minute), corecloudprovider.ReplaceNode},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			node := nodeAt(now, tc.fault)
+			if tc.fault.Type == corev1.NodeReady {
+				node.Status.Conditions = []corev1.NodeCondition{tc.fault}
+			}
+			if got := health.Resolve(matcher.Match(node), now, time.Time{}).Action; got != tc.want {
+				t.Errorf("action %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// repairMatcher is core's matcher over the policies with tolerations; it validates them as the
+// controller does at start-up.
+func repairMatcher(t *testing.T, tolerations cloudprovider.RepairTolerations) *health.RepairPolicyMatcher {
+	t.Helper()
+	ctx := options.ToContext(context.Background(), coretest.Options(coretest.OptionsFields{FeatureGates: coretest.FeatureGates{NodeRepair: new(true)}}))
+	matcher, err := health.NewRepairPolicyMatcher(ctx, cloudprovider.New(nil, nil, nil, nil, nil, tolerations))
+	if err != nil {
+		t.Fatalf("core refuses the policies: %v", err)
+	}
+	return matcher
+}
+
+// nodeAt is a node Ready for two days at now, with conditions.
+func nodeAt(now time.Time, conditions ...corev1.NodeCondition) *corev1.Node {
+	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-48 * time.Hour))}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now.Add(-48 * time.Hour))},
+		Status:     corev1.NodeStatus{Conditions: append([]corev1.NodeCondition{ready}, conditions...)},
+	}
+}
+
+func faultAt(now time.Time, condition corev1.NodeConditionType, status corev1.ConditionStatus, age time.Duration) corev1.NodeCondition {
+	return corev1.NodeCondition{Type: condition, Status: status, Reason: "E2ETest", LastTransitionTime: metav1.NewTime(now.Add(-age))}
+}
+
 // TestRebootPoliciesBoundTheDrain: core blocks a repair that has to bypass a do-not-disrupt pod
 // unless the policy or the NodePool bounds the drain.
 func TestRebootPoliciesBoundTheDrain(t *testing.T) {
-	for _, p := range (&cloudprovider.CloudProvider{}).RepairPolicies() {
+	for _, p := range cloudprovider.RepairPolicies() {
 		if p.ConditionStatus == corev1.ConditionTrue && (p.TerminationGracePeriod == nil || *p.TerminationGracePeriod <= 0) {
 			t.Errorf("%s=%s has no drain bound", p.ConditionType, p.ConditionStatus)
 		}

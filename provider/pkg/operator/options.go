@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 )
@@ -73,6 +74,8 @@ type Options struct {
 	SystemNamespace  string
 	// APIServerEndpoint (host:port) overrides the endpoint nodes join.
 	APIServerEndpoint string
+	// Repair holds the tolerations of the provider's repair policies.
+	Repair cloudprovider.RepairTolerations
 
 	settings []*setting
 	// cloudConfigCredentials are read from CloudConfig when the options are parsed, so that a
@@ -114,6 +117,10 @@ func (o *Options) AddFlags(fs *coreoptions.FlagSet) {
 			accepted: "a namespace name (lower-case letters, digits and '-')", def: "karpenter", parse: name(&o.SystemNamespace, validation.IsDNS1123Label)},
 		{env: "API_SERVER_ENDPOINT", flag: "api-server-endpoint", usage: "host:port nodes join; auto-detected from the kubernetes Service when empty.",
 			accepted: "host:port with a port from 1 to 65535, such as 10.0.0.1:6443", parse: hostPort(&o.APIServerEndpoint)},
+		{env: "REPAIR_NOT_READY_TOLERATION", flag: "repair-not-ready-toleration", usage: "How long a node may stay Ready=False or Ready=Unknown before node repair (core's NodeRepair feature gate) replaces it.",
+			accepted: "a positive duration, such as 30m", def: cloudprovider.DefaultNotReadyToleration.String(), parse: positive(&o.Repair.NotReady, time.ParseDuration)},
+		{env: "REPAIR_NODE_PROBLEM_TOLERATION", flag: "repair-node-problem-toleration", usage: "How long a node-problem-detector condition (KernelDeadlock, FrequentKubeletRestart, FrequentContainerdRestart, ReadonlyFilesystem) may stay True before node repair reboots or replaces the node, and how long after a reboot before the next.",
+			accepted: "a positive duration, such as 5m", def: cloudprovider.DefaultNodeProblemToleration.String(), parse: positive(&o.Repair.NodeProblem, time.ParseDuration)},
 	}
 	for _, s := range o.settings {
 		s.register(fs.FlagSet)

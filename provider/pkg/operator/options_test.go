@@ -26,6 +26,7 @@ import (
 
 	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/operator"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
@@ -40,7 +41,7 @@ func parse(t *testing.T, env map[string]string, args ...string) (*operator.Optio
 	t.Helper()
 	for _, k := range []string{"CLOUDSTACK_API_URL", "CLOUDSTACK_API_KEY", "CLOUDSTACK_SECRET_KEY", "CLOUDSTACK_VERIFY_SSL", "CLOUDSTACK_CA_FILE", "CLOUDSTACK_CLOUD_CONFIG",
 		"CLUSTER_NAME", "CLOUDSTACK_REGION", "CLOUDSTACK_RATE_LIMIT", "CLOUDSTACK_RATE_BURST", "CLOUDSTACK_JOB_POLL_INTERVAL",
-		"PRICING_CONFIGMAP", "SYSTEM_NAMESPACE", "API_SERVER_ENDPOINT", "NODE_NAME"} {
+		"PRICING_CONFIGMAP", "SYSTEM_NAMESPACE", "API_SERVER_ENDPOINT", "NODE_NAME", "REPAIR_NOT_READY_TOLERATION", "REPAIR_NODE_PROBLEM_TOLERATION"} {
 		t.Setenv(k, "")
 	}
 	for k, v := range env {
@@ -80,8 +81,19 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !o.VerifySSL || o.RateLimit != csapi.DefaultCallsPerSecond || o.RateBurst != csapi.DefaultBurst || o.JobPollInterval != 2*time.Second ||
-		o.SystemNamespace != "karpenter" || o.PricingConfigMap != "karpenter-cloudstack-pricing" || o.Region != "" || o.APIServerEndpoint != "" {
+		o.SystemNamespace != "karpenter" || o.PricingConfigMap != "karpenter-cloudstack-pricing" || o.Region != "" || o.APIServerEndpoint != "" ||
+		o.Repair != (cloudprovider.RepairTolerations{NotReady: 30 * time.Minute, NodeProblem: 5 * time.Minute}) {
 		t.Fatalf("defaults %+v", o)
+	}
+}
+
+func TestRepairTolerationsFromTheEnvironmentAndFlags(t *testing.T) {
+	o, err := parse(t, with(validEnv, "REPAIR_NOT_READY_TOLERATION", "90s"), "--repair-node-problem-toleration", "1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (cloudprovider.RepairTolerations{NotReady: 90 * time.Second, NodeProblem: time.Hour}); o.Repair != want {
+		t.Fatalf("repair tolerations %+v, want %+v", o.Repair, want)
 	}
 }
 
@@ -159,6 +171,9 @@ func TestOptionsRefuseBadSettings(t *testing.T) {
 		{"SYSTEM_NAMESPACE", "kube.system", "namespace name"},
 		{"API_SERVER_ENDPOINT", "10.0.0.1", "host:port"},
 		{"API_SERVER_ENDPOINT", "10.0.0.1:99999", "host:port"},
+		{"REPAIR_NOT_READY_TOLERATION", "30", "positive duration, such as 30m"},
+		{"REPAIR_NOT_READY_TOLERATION", "-1m", "positive duration"},
+		{"REPAIR_NODE_PROBLEM_TOLERATION", "0s", "positive duration, such as 5m"},
 	} {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {
 			_, err := parse(t, with(validEnv, c.env, c.value))
