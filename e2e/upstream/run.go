@@ -106,7 +106,7 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 	remove := func() error {
 		// The provider must outlive the suites' NodePools and NodeClasses: it is what lifts
 		// their finalizers and destroys their VMs.
-		cleared := clear(context.WithoutCancel(ctx), o.Kubeconfig)
+		cleared := clearLeftovers(context.WithoutCancel(ctx), o.Kubeconfig)
 		return errors.Join(cleared, framework.UninstallProvider(o.Kubeconfig, Release, Namespace), framework.UninstallFakeCloud(o.Kubeconfig))
 	}
 	// A run that was killed leaves its objects and releases: names are fixed, so they go first.
@@ -203,10 +203,10 @@ func goList(o Options, format string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// clear deletes what the suites create (everything carrying their discovery label) and waits
-// until every NodeClaim is gone, so that uninstalling the provider leaves no finalizer that
-// nothing would remove, nor a VM behind it.
-func clear(ctx context.Context, kubeconfig string) error {
+// clearLeftovers deletes what the suites create (everything carrying their discovery label)
+// and waits until every NodeClaim is gone, so that uninstalling the provider leaves no
+// finalizer that nothing would remove, nor a VM behind it.
+func clearLeftovers(ctx context.Context, kubeconfig string) error {
 	kube, err := framework.NewClient(kubeconfig)
 	if err != nil {
 		return err

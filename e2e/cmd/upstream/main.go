@@ -38,8 +38,12 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
-// defaultTimeout bounds a whole suite, as Karpenter's own CI does.
-const defaultTimeout = 3 * time.Hour
+// defaultTimeout bounds a whole suite, as Karpenter's own CI does; minTimeout leaves a suite
+// room for one spec once Ginkgo's timeout, 5 minutes shorter, is taken off.
+const (
+	defaultTimeout = 3 * time.Hour
+	minTimeout     = 10 * time.Minute
+)
 
 func main() {
 	if err := run(); err != nil {
@@ -67,6 +71,9 @@ func run() error {
 	flags.DurationVar(&o.Timeout, "timeout", defaultTimeout, "bound of one suite")
 	renderOnly := flags.Bool("render", false, "only write the results file again from the latest saved result of each suite")
 	_ = flags.Parse(os.Args[1:])
+	if o.Timeout < minTimeout {
+		return fmt.Errorf("-timeout (UPSTREAM_TIMEOUT) %s is too short: a suite needs at least %s, Ginkgo's own timeout being 5 minutes shorter", o.Timeout, minTimeout)
+	}
 	o.Suites = strings.Fields(*suites)
 	runs := filepath.Join(root, ".e2e")
 	o.RunDir = filepath.Join(runs, "upstream-"+time.Now().UTC().Format("20060102-150405"))
