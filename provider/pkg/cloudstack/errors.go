@@ -34,6 +34,11 @@ import (
 
 // CloudStack error codes the provider reacts to (cloudstack-api.md, section 3).
 const (
+	// A command the caller may not use: 401 when the role does not allow it or the plugin is
+	// not loaded, 432 when the command is not supported.
+	codeUnauthorized      = 401
+	codeUnsupportedAction = 432
+
 	CodeThrottled            = 429
 	CodeParameterError       = 431
 	CodeInternalError        = 530
@@ -233,4 +238,19 @@ func IsTransient(err error) bool {
 
 func transientStatus(code int) bool {
 	return code == CodeThrottled || (code >= http.StatusInternalServerError && code <= CodeInternalError)
+}
+
+// IsNotPermitted is true when the credentials may not call the command at all.
+func IsNotPermitted(err error) bool {
+	apiErr, ok := asAPIError(err)
+	return ok && (apiErr.Code == codeUnauthorized || apiErr.Code == codeUnsupportedAction)
+}
+
+// IsNotClusterMember is true when removeVirtualMachinesFromKubernetesCluster found none of the
+// VMs in the cluster (RemoveVirtualMachinesFromKubernetesClusterCmd answers 530 "Provided VMs
+// are not part of the CKS cluster"). It is checked before IsTransient, which counts 530 as
+// passing.
+func IsNotClusterMember(err error) bool {
+	apiErr, ok := asAPIError(err)
+	return ok && apiErr.Code == CodeInternalError && strings.Contains(apiErr.Text, "not part of the CKS cluster")
 }

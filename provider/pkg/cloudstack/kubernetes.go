@@ -82,12 +82,3 @@ func (c *Client) RemoveVirtualMachinesFromKubernetesCluster(ctx context.Context,
 	})
 	return err
 }
-
-// IsNotClusterMember is true when removeVirtualMachinesFromKubernetesCluster found none of the
-// VMs in the cluster (RemoveVirtualMachinesFromKubernetesClusterCmd answers 530 "Provided VMs
-// are not part of the CKS cluster"). It is checked before IsTransient, which counts 530 as
-// passing.
-func IsNotClusterMember(err error) bool {
-	apiErr, ok := asAPIError(err)
-	return ok && apiErr.Code == CodeInternalError && strings.Contains(apiErr.Text, "not part of the CKS cluster")
-}

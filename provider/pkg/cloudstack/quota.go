@@ -26,19 +26,6 @@ import (
 // UsageTypeRunningVM is QuotaTypes.RUNNING_VM: tariffs charged per month of a running VM.
 const UsageTypeRunningVM = 1
 
-// Codes CloudStack answers a command the caller may not use with: 401 when the role does not
-// allow it or the plugin is not loaded, 432 when the command is not supported.
-const (
-	codeUnauthorized      = 401
-	codeUnsupportedAction = 432
-)
-
-// IsNotPermitted is true when the credentials may not call the command at all.
-func IsNotPermitted(err error) bool {
-	apiErr, ok := asAPIError(err)
-	return ok && (apiErr.Code == codeUnauthorized || apiErr.Code == codeUnsupportedAction)
-}
-
 // QuotaIsEnabled goes through a custom request: CloudStack nests the flag under the response's
 // object name ({"isenabled":{"isenabled":true}}), which cloudstack-go's flat
 // QuotaIsEnabledResponse cannot read.
