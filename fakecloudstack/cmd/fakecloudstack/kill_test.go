@@ -116,6 +116,15 @@ type told struct {
 	destroyed map[string]bool // VM id -> its destroy job was reported successful
 	jobs      []string
 	hosts     int // zone-b's host count, as last acknowledged
+	// stopped is why each client that gave up before the kill did.
+	stopped []error
+}
+
+// stop records why a client gives up.
+func (g *told) stop(client int, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.stopped = append(g.stopped, fmt.Errorf("client %d: %w", client, err))
 }
 
 func (g *told) counts() (deployed, destroyed int) {
@@ -161,7 +170,9 @@ func TestKilledMidChurnLosesNothingAcknowledged(t *testing.T) {
 	time.Sleep(3 * time.Second) // churn for a while, then for at least so many answers
 	if !got.waitFor(16, 4, time.Minute) {
 		deployed, destroyed := got.counts()
-		t.Fatalf("the churn did too little in a minute: %d deployed, %d destroyed", deployed, destroyed)
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		t.Fatalf("the churn did too little in a minute: %d deployed, %d destroyed; clients that gave up: %v", deployed, destroyed, got.stopped)
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -221,6 +232,7 @@ func churn(ctx context.Context, p *process, got *told, zoneA string, client int)
 		d.SetName(fmt.Sprintf("churn-%d-%d", client, n))
 		vm, err := c.DeployVirtualMachine(d)
 		if err != nil {
+			got.stop(client, err)
 			return
 		}
 		got.mu.Lock()
@@ -232,7 +244,12 @@ func churn(ctx context.Context, p *process, got *told, zoneA string, client int)
 		dp := c.NewDestroyVirtualMachineParams(vm.Id)
 		dp.SetExpunge(n%4 == 0)
 		destroy, err := c.DestroyVirtualMachine(dp)
-		if err != nil || !succeeded(ctx, p, destroy.JobID) {
+		if err != nil {
+			got.stop(client, err)
+			return
+		}
+		if !succeeded(ctx, p, destroy.JobID) {
+			got.stop(client, fmt.Errorf("destroy job %s of VM %s did not succeed", destroy.JobID, vm.Id))
 			return
 		}
 		got.mu.Lock()
@@ -241,6 +258,7 @@ func churn(ctx context.Context, p *process, got *told, zoneA string, client int)
 		if client == 0 {
 			hosts := 2 + n%5
 			if _, err := p.admin.SetCapacity(ctx, "zone-b", []capacity.HostGroup{{Count: hosts, CPU: 8, MemoryMiB: 16384}}); err != nil {
+				got.stop(client, err)
 				return
 			}
 			got.mu.Lock()
