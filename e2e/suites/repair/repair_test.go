@@ -119,7 +119,7 @@ var _ = Describe("Repair", func() {
 			g.Expect(pods).To(ConsistOf(HaveField("Spec.NodeName", Not(Equal(node.Name)))))
 		}).WithContext(ctx).WithTimeout(repairTimeout).WithPolling(2 * time.Second).Should(Succeed())
 		s.EventuallyVMGone(ctx, vm.ID, time.Minute)
-		Expect(s.ProviderMetrics(ctx).Sum(unhealthyDisruptedMetric, readyCondition) - repairs).
+		Expect(s.ProviderMetrics(ctx).Sum(unhealthyDisruptedMetric, readyCondition)-repairs).
 			To(BeEquivalentTo(1), "core's repair, not another disruption, removed the node")
 		replacements, vms := s.EventuallyVMsMatchNodeClaims(ctx, time.Minute)
 		Expect(vms).To(ConsistOf(HaveField("ID", Not(Equal(vm.ID)))))

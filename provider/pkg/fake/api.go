@@ -27,7 +27,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"k8s.io/utils/clock"
 
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
 // Call is one recorded call: its command and its arguments (the request struct, or the ids).

@@ -22,7 +22,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
 // FakeDomainID is the domain of the fake's account and projects.

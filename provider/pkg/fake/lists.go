@@ -21,7 +21,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
 // list answers a read-only call with a copy of the slice, so callers cannot change the world.

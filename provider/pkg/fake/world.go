@@ -22,7 +22,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
 // DiscoveryTag is how the default networks are tagged for NodeClass selector terms.

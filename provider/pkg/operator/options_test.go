@@ -27,7 +27,7 @@ import (
 	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/operator"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )

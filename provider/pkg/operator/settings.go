@@ -27,7 +27,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
 // setting is one option: a flag whose default comes from an environment variable. Flag and

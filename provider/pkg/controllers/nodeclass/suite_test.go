@@ -27,8 +27,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	coretest "sigs.k8s.io/karpenter/pkg/test"
 
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
 // launchWindow is how long the first launch-time request of a batch waits for others. Core

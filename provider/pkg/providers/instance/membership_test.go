@@ -26,7 +26,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/kubernetescluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"

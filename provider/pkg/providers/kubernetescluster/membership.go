@@ -23,7 +23,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
 // joinWindow is how long a batch of joins stays open: VMs join as their deploy jobs end, and

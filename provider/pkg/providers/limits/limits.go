@@ -26,7 +26,7 @@ import (
 
 	"k8s.io/utils/clock"
 
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
 // RefreshInterval is how long remaining limits are trusted: other clients (the UI, another

@@ -28,7 +28,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/patrickmn/go-cache"
 
-	csapi "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudstack"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
 )
 

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package cloudstack is the provider's only door to the CloudStack API: client construction,
 // credentials, the client-side rate limit, per-command metrics and error classification.
-package cloudstack
+package csapi
 
 import (
 	"context"
