@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -44,10 +45,13 @@ type SuiteResult struct {
 	RunTime     time.Duration
 }
 
-// Save writes the result beside the suite's logs, for a later Render.
+// Save writes the result to path, for LoadResult.
 func (r SuiteResult) Save(path string) error {
 	raw, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	return os.WriteFile(path, raw, 0o644)
@@ -71,6 +75,8 @@ type Spec struct {
 	Name   string
 	State  string
 	Reason string
+	// Run is the number, from 1, of the run in Merged.Runs the outcome comes from.
+	Run int `json:",omitempty"`
 }
 
 // Outcomes of a spec, as the report counts them.
@@ -80,6 +86,9 @@ const (
 	Skipped = "skipped"
 	// NotRun are specs that a focus or skip filter left out: they are not skips of their own.
 	NotRun = "not run"
+	// NotApplicable are failures of specs listed in inapplicable.yaml, whose premise no
+	// CloudStack cloud meets.
+	NotApplicable = "does not apply"
 )
 
 // ReadGinkgoReport reads the specs of a suite from the report --ginkgo.json-report wrote.
@@ -164,12 +173,95 @@ func oneLine(s string) string {
 }
 
 // Count is how many specs of the suite ended in state.
-func (r SuiteResult) Count(state string) int {
+func (r SuiteResult) Count(state string) int { return count(r.Specs, state) }
+
+func count(specs []Spec, state string) int {
 	n := 0
-	for _, s := range r.Specs {
+	for _, s := range specs {
 		if s.State == state {
 			n++
 		}
 	}
 	return n
 }
+
+// Run is how one run of a suite was made.
+type Run struct {
+	Command string
+	Commit  string
+	RunTime time.Duration
+}
+
+// Merged is a suite's standing over several runs: each spec's newest outcome, so that runs
+// focused on parts of a suite, or cut by their time box, add up to the whole suite.
+type Merged struct {
+	Name  string
+	Specs []Spec
+	// Runs are the runs some spec's outcome comes from, oldest first.
+	Runs []Run
+	// Setup are the setup failures of those runs; Error is the newest run's when it reported
+	// no spec at all, so a suite that stopped building is not hidden behind older outcomes.
+	Setup       []Spec
+	Error       string
+	Performance []PhaseFigures
+	// Stale are entries of the inapplicable list that no longer match a failure.
+	Stale []string
+}
+
+// Merge folds the runs of one suite, oldest first, into its standing. A spec keeps the outcome
+// of the newest run that ran it; a spec no run ran is counted as not run.
+func Merge(runs []SuiteResult) Merged {
+	m := Merged{}
+	newest := map[string]int{} // spec name -> index into runs
+	var order []string
+	for i, r := range runs {
+		m.Name = r.Name
+		for _, s := range r.Specs {
+			if _, seen := newest[s.Name]; !seen {
+				order = append(order, s.Name)
+				newest[s.Name] = -1
+			}
+			if s.State != NotRun {
+				newest[s.Name] = i
+			}
+		}
+		if len(r.Performance) > 0 {
+			m.Performance = r.Performance
+		}
+	}
+	if n := len(runs); n > 0 && len(runs[n-1].Specs) == 0 {
+		m.Error = runs[n-1].Error
+	}
+	used := map[int]bool{}
+	for _, i := range newest {
+		used[i] = i >= 0
+	}
+	number := map[int]int{} // index into runs -> number in m.Runs
+	for i, r := range runs {
+		if !used[i] {
+			continue
+		}
+		m.Runs = append(m.Runs, Run{Command: r.Command, Commit: r.Commit, RunTime: r.RunTime})
+		number[i] = len(m.Runs)
+		m.Setup = append(m.Setup, r.Setup...)
+	}
+	for _, name := range order {
+		i := newest[name]
+		if i < 0 {
+			m.Specs = append(m.Specs, Spec{Name: name, State: NotRun})
+			continue
+		}
+		s := runs[i].spec(name)
+		s.Run = number[i]
+		m.Specs = append(m.Specs, s)
+	}
+	return m
+}
+
+func (r SuiteResult) spec(name string) Spec {
+	i := slices.IndexFunc(r.Specs, func(s Spec) bool { return s.Name == name })
+	return r.Specs[i]
+}
+
+// Count is how many specs of the suite ended in state.
+func (m Merged) Count(state string) int { return count(m.Specs, state) }

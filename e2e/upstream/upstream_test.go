@@ -20,6 +20,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,17 +152,17 @@ func spec() {
 func TestWriteMarkdownListsEveryFailureAndSkipAndEachFigureAgainstItsThreshold(t *testing.T) {
 	time2m := Check{Phase: "scale_out", Field: "TotalTime", Op: "<", Func: "TotalTimeThreshold", Key: "basic/scaleOut", Base: float64(2 * time.Minute)}
 	heap := Check{Phase: "scale_out", Field: "KarpenterP95HeapMB", Op: "<", Func: "HeapThreshold", Key: "basic/scaleOut", Base: 120}
-	suites := []SuiteResult{
-		{Name: "regression", Command: "make e2e-upstream", Commit: "abc", RunTime: time.Hour, Specs: []Spec{
+	suites := []Merged{
+		Merge([]SuiteResult{{Name: "regression", Command: "make e2e-upstream", Commit: "abc", RunTime: time.Hour, Specs: []Spec{
 			{Name: "A passes", State: Passed}, {Name: "B fails", State: Failed, Reason: "timed out | waiting"},
 			{Name: "C skips", State: Skipped, Reason: "needs KWOK"}, {Name: "D filtered", State: NotRun},
-		}},
-		{Name: "performance", Specs: []Spec{{Name: "P", State: Failed, Reason: "slow"}}, Performance: []PhaseFigures{{
+		}}}),
+		Merge([]SuiteResult{{Name: "performance", Specs: []Spec{{Name: "P", State: Failed, Reason: "slow"}}, Performance: []PhaseFigures{{
 			Phase:  "scale_out",
 			Report: performance.PerformanceReport{TotalPods: 1000, TotalNodes: 80, TotalTime: 3 * time.Minute, KarpenterP95HeapMB: 100},
 			Checks: []Check{time2m, heap},
-		}}},
-		{Name: "disruption", Error: "build failed"},
+		}}}}),
+		Merge([]SuiteResult{{Name: "disruption", Error: "build failed"}}),
 	}
 	var b strings.Builder
 	if err := WriteMarkdown(&b, Header{Machine: "2 cores", Karpenter: "sigs.k8s.io/karpenter@v1.15.0"}, suites); err != nil {
@@ -168,13 +170,13 @@ func TestWriteMarkdownListsEveryFailureAndSkipAndEachFigureAgainstItsThreshold(t
 	}
 	out := b.String()
 	for _, line := range []string{
-		"| regression | 4 | 1 | 1 | 1 | 1 | 1h0m0s | abc |",
-		"- B fails: timed out \\| waiting",
-		"- C skips: needs KWOK",
+		"| regression | 4 | 1 | 1 | 0 | 1 | 1 | 1 |",
+		"- B fails: timed out \\| waiting (run 1)",
+		"- C skips: needs KWOK (run 1)",
 		"| scale_out | 1000 | 80 | TotalTime | 3m0s | < 2m0s | no |",
 		"| scale_out | 1000 | 80 | KarpenterP95HeapMB | 100 MB | < 120 MB | yes |",
 		"The suite did not report: build failed",
-		"## regression\n\n`make e2e-upstream`",
+		"## regression\n\n1. `make e2e-upstream` at abc, 1h0m0s",
 	} {
 		if !strings.Contains(out, line) {
 			t.Errorf("results lack %q:\n%s", line, out)
@@ -182,6 +184,31 @@ func TestWriteMarkdownListsEveryFailureAndSkipAndEachFigureAgainstItsThreshold(t
 	}
 	if strings.Contains(out, "D filtered") {
 		t.Errorf("a spec the filter left out is counted, not listed:\n%s", out)
+	}
+}
+
+func TestMergeKeepsEachSpecsNewestOutcomeAndOnlyTheRunsItComesFrom(t *testing.T) {
+	runs := []SuiteResult{
+		{Name: "regression", Command: "first", Commit: "a", Specs: []Spec{
+			{Name: "A", State: Failed, Reason: "old failure"}, {Name: "B", State: Passed}, {Name: "C", State: NotRun},
+		}},
+		{Name: "regression", Command: "focused on A", Commit: "b", Specs: []Spec{
+			{Name: "A", State: Passed}, {Name: "B", State: NotRun}, {Name: "C", State: NotRun},
+		}},
+		{Name: "regression", Command: "cut short", Commit: "c", Specs: []Spec{
+			{Name: "A", State: NotRun}, {Name: "B", State: NotRun}, {Name: "C", State: NotRun},
+		}},
+	}
+	m := Merge(runs)
+	want := []Spec{{Name: "A", State: Passed, Run: 2}, {Name: "B", State: Passed, Run: 1}, {Name: "C", State: NotRun}}
+	if !slices.Equal(m.Specs, want) {
+		t.Errorf("specs = %+v, want %+v", m.Specs, want)
+	}
+	if got := []string{m.Runs[0].Command, m.Runs[1].Command}; len(m.Runs) != 2 || !slices.Equal(got, []string{"first", "focused on A"}) {
+		t.Errorf("runs = %+v, want the two runs some outcome comes from", m.Runs)
+	}
+	if m.Count(Passed) != 2 || m.Count(Failed) != 0 || m.Count(NotRun) != 1 {
+		t.Errorf("counts: %d passed, %d failed, %d not run", m.Count(Passed), m.Count(Failed), m.Count(NotRun))
 	}
 }
 
@@ -217,5 +244,65 @@ func TestFakeCloudHasFourZonesAndBothArchitectures(t *testing.T) {
 	}
 	if len(m.Zones) < 4 || !archs["x86_64"] || !archs["aarch64"] {
 		t.Errorf("%d zones and architectures %v, want 4 zones with x86_64 and aarch64", len(m.Zones), archs)
+	}
+}
+
+func TestApplyReportsListedFailuresAsNotApplyingAndFlagsListsThatNoLongerMatch(t *testing.T) {
+	m := Merge([]SuiteResult{{Name: "regression", Specs: []Spec{
+		{Name: "A fails", State: Failed, Reason: "expected 1 to be >= 3"},
+		{Name: "B passes", State: Passed},
+		{Name: "C fails", State: Failed, Reason: "a defect"},
+	}}})
+	stale := m.Apply([]Inapplicable{
+		{Suite: "regression", Spec: "A fails", Reason: "needs 2-CPU nodes."},
+		{Suite: "regression", Spec: "B passes", Reason: "thought to need KWOK."},
+		{Suite: "regression", Spec: "Z renamed", Reason: "gone."},
+		{Suite: "disruption", Spec: "C fails", Reason: "another suite's spec."},
+	})
+	if got := m.Specs[0]; got.State != NotApplicable || got.Reason != "needs 2-CPU nodes. Observed: expected 1 to be >= 3" {
+		t.Errorf("listed failure = %+v, want it not applying with the reason and what was observed", got)
+	}
+	if m.Specs[2].State != Failed {
+		t.Errorf("a failure listed only for another suite = %+v, want it failed", m.Specs[2])
+	}
+	if want := []string{"B passes (it passed)", "Z renamed (no such spec)"}; !slices.Equal(stale, want) {
+		t.Errorf("stale = %v, want %v", stale, want)
+	}
+}
+
+// Every listed spec is one the module's suite defines: a list entry cannot hide a spec that
+// does not exist, or survive its rename.
+func TestInapplicableListNamesSpecsOfTheModulesSuites(t *testing.T) {
+	root, err := repo.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := LoadInapplicable(filepath.Join(root, "e2e", "upstream", "inapplicable.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := moduleDir(Options{Root: root, Go: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := regexp.MustCompile(`\bIt\("([^"]+)"`)
+	for _, in := range list {
+		files, err := filepath.Glob(filepath.Join(dir, "test", "suites", in.Suite, "*_test.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("suite %q of %q has no sources (%v)", in.Suite, in.Spec, err)
+		}
+		defined := false
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range it.FindAllStringSubmatch(string(src), -1) {
+				defined = defined || strings.HasSuffix(in.Spec, " "+m[1])
+			}
+		}
+		if !defined {
+			t.Errorf("%s: %q is not a spec of the module's suite", in.Suite, in.Spec)
+		}
 	}
 }

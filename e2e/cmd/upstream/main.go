@@ -75,15 +75,18 @@ func run() error {
 		return fmt.Errorf("-timeout (UPSTREAM_TIMEOUT) %s is too short: a suite needs at least %s, Ginkgo's own timeout being 5 minutes shorter", o.Timeout, minTimeout)
 	}
 	o.Suites = strings.Fields(*suites)
-	runs := filepath.Join(root, ".e2e")
-	o.RunDir = filepath.Join(runs, "upstream-"+time.Now().UTC().Format("20060102-150405"))
+	// Logs stay out of the repository; each suite's result is committed, and the results file
+	// is rendered from all of them.
+	stamp := time.Now().UTC().Format("20060102-150405")
+	o.RunDir = filepath.Join(root, ".e2e", "upstream-"+stamp)
+	results := filepath.Join(root, "e2e", "upstream", "results")
 	module, err := upstream.ModuleVersion(o)
 	if err != nil {
 		return err
 	}
 	header := upstream.Header{Machine: machine(), Karpenter: module}
 	if *renderOnly {
-		return render(*out, runs, header)
+		return render(*out, results, header)
 	}
 	if _, err := os.Stat(o.Kubeconfig); err != nil {
 		return fmt.Errorf("no kind cluster (%w): run 'make kind-up' first", err)
@@ -102,46 +105,50 @@ func run() error {
 	for _, suite := range o.Suites {
 		result := upstream.RunSuite(ctx, o, suite)
 		result.Command, result.Commit = command(o, suite), ranAt
-		saved = errors.Join(saved, result.Save(filepath.Join(o.RunDir, suite, resultFile)))
+		saved = errors.Join(saved, result.Save(filepath.Join(results, stamp+"-"+suite+".json")))
 	}
 	// The cluster is left as it was found: no NodeClaim, no VM, no release of ours.
 	cleanup := errors.Join(saved, remove())
-	return errors.Join(render(*out, runs, header), cleanup)
+	return errors.Join(render(*out, results, header), cleanup)
 }
 
-const resultFile = "result.json"
-
-// render writes the results file from the newest saved result of each suite, so that suites
-// run one at a time still make one file; each suite names the command and commit it ran at.
-func render(out, runs string, header upstream.Header) error {
-	paths, err := filepath.Glob(filepath.Join(runs, "upstream-*", "*", resultFile))
+// render writes the results file from every saved result, oldest first, so that suites run one
+// at a time, or parts of a suite, add up to one file; each outcome names the run it comes from.
+func render(out, results string, header upstream.Header) error {
+	paths, err := filepath.Glob(filepath.Join(results, "*.json"))
 	if err != nil {
 		return err
 	}
-	sort.Strings(paths) // run folders are named after their start time
-	latest := map[string]upstream.SuiteResult{}
+	sort.Strings(paths) // results are named after their run's start time
+	bySuite := map[string][]upstream.SuiteResult{}
 	for _, path := range paths {
 		r, err := upstream.LoadResult(path)
 		if err != nil {
 			return err
 		}
-		latest[r.Name] = r
+		bySuite[r.Name] = append(bySuite[r.Name], r)
 	}
-	var results []upstream.SuiteResult
+	inapplicable, err := upstream.LoadInapplicable(filepath.Join(filepath.Dir(results), "inapplicable.yaml"))
+	if err != nil {
+		return err
+	}
+	var merged []upstream.Merged
 	for _, suite := range upstream.Suites {
-		if r, ok := latest[suite]; ok {
-			results = append(results, r)
+		if runs, ok := bySuite[suite]; ok {
+			m := upstream.Merge(runs)
+			m.Stale = m.Apply(inapplicable)
+			merged = append(merged, m)
 		}
 	}
-	if len(results) == 0 {
-		return fmt.Errorf("no saved results under %s: run the suites first", runs)
+	if len(merged) == 0 {
+		return fmt.Errorf("no saved results under %s: run the suites first", results)
 	}
 	f, err := os.Create(out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := upstream.WriteMarkdown(f, header, results); err != nil {
+	if err := upstream.WriteMarkdown(f, header, merged); err != nil {
 		return err
 	}
 	fmt.Printf("upstream: results in %s\n", out)
