@@ -197,7 +197,7 @@ kind-down: ## Delete the kind cluster and stop the dockerd kind-up started
 ## ---- local environment ---------------------------------------------------------------------
 
 .PHONY: up
-up: tools build ## Local demo: KWOK cluster + fake cloud + provider; kubeconfig in .up/kubeconfig
+up: $(UP_TOOLS) build ## Local demo: KWOK cluster + fake cloud + provider; kubeconfig in .up/kubeconfig
 	$(GO) run ./e2e/cmd/devenv up --dir $(ROOT)/.up
 
 .PHONY: down

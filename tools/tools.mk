@@ -34,6 +34,10 @@ tools: $(TOOLS) cloud-init ## Build the pinned cluster tools into ./bin (skips t
 TEST_TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) $(KUBEADM) \
 	$(KWOK) $(KWOKCTL) $(CONTROLLER_GEN)
 
+# What `make up` runs: the cluster's own binaries, kwok and the CCM, nothing only tests use.
+UP_TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) \
+	$(KWOK) $(KWOKCTL) $(CLOUDSTACK_CCM)
+
 .PHONY: test-tools
 test-tools: $(TEST_TOOLS) cloud-init ## Build only the tools `make test` needs and check for cloud-init
 
