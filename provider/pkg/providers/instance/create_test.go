@@ -34,6 +34,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func TestCreateDeploysTheCheapestCompatibleOffering(t *testing.T) {
@@ -320,7 +321,7 @@ func TestOnlyLaunchesThatMayHaveAPredecessorLookForOne(t *testing.T) {
 }
 
 func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
-	e := newEnv(t)
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: untaggedUnlisted{api}, name: "node-y"} })
 	zone := e.nodeClass.Status.Zones[0]
 	predecessor := deployUntagged(t, e, "node-y", zone.ID)
 	launch, err := e.create(t, test.InZone(test.NodeClaim("node-y", "gplarge"), zone.Name))
@@ -339,7 +340,7 @@ func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 // An adopted VM is tagged in a call of its own: a launch's createTags call fails as a whole
 // when one of its VMs is destroyed before the job runs, which an adopted VM must not suffer.
 func TestAnAdoptedVMSharesNoTagCallWithLaunches(t *testing.T) {
-	e := newEnv(t)
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: untaggedUnlisted{api}, name: "node-old"} })
 	zone := e.nodeClass.Status.Zones[0]
 	predecessor := deployUntagged(t, e, "node-old", zone.ID)
 	results := e.createAll(t, test.InZone(test.NodeClaim("node-old", "gplarge"), zone.Name), test.InZone(test.NodeClaim("node-new", "gplarge"), zone.Name))
@@ -425,8 +426,9 @@ func TestLaunchedVMsCarryTheOwnerMarkBeforeTheirTags(t *testing.T) {
 func TestACustomShapeTheCloudRefusesIsMarkedUnavailableEverywhere(t *testing.T) {
 	e := newEnv(t)
 	// vm.serviceoffering.cpu.cores.max, which users cannot read, is below the offering's own
-	// maximum.
-	e.api.SetCustomOfferingMaximums(4, 0)
+	// maximum: CloudStack refuses the shape.
+	e.api.FailCalls("deployVirtualMachine", &csapi.APIError{Command: "deployVirtualMachine", Code: csapi.CodeParameterError, CSCode: 4350,
+		Text: "Invalid cpu cores value, specify a value between 1 and 4"}, 1)
 	_, err := e.create(t, test.NodeClaim("node-big", "custom-8c16g"))
 	if !cloudprovider.IsInsufficientCapacityError(err) || !csapi.IsShapeOutOfBounds(err) {
 		t.Fatalf("error %v, want an InsufficientCapacityError wrapping CloudStack's bounds error", err)

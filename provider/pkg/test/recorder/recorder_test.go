@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake_test
+package recorder_test
 
 import (
 	"context"
@@ -25,10 +25,10 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
-func deployRequest(t *testing.T, api *fake.API, name string) csapi.DeployRequest {
+func deployRequest(t *testing.T, api *recorder.API, name string) csapi.DeployRequest {
 	t.Helper()
 	ctx := context.Background()
 	zones, _ := api.ListZones(ctx)
@@ -39,7 +39,7 @@ func deployRequest(t *testing.T, api *fake.API, name string) csapi.DeployRequest
 
 func TestJobsFinishAfterTheirDuration(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
-	api := fake.NewAPI(clk)
+	api := recorder.NewAPI(clk)
 	api.SetJobDuration(10 * time.Second)
 	ctx := context.Background()
 	created, err := api.DeployVirtualMachine(ctx, deployRequest(t, api, "vm-1"))
@@ -58,7 +58,7 @@ func TestJobsFinishAfterTheirDuration(t *testing.T) {
 }
 
 func TestBehavioursAndReset(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	api := recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
 	ctx := context.Background()
 	boom := errors.New("boom")
 	api.FailCalls("listZones", boom, 1)

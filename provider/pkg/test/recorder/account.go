@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake
+package recorder
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
-// DiscoveryTag is how the default networks are tagged for NodeClass selector terms.
+// DiscoveryTag is how the canned networks are tagged for NodeClass selector terms.
 var DiscoveryTag = map[string]string{"karpenter.sh/discovery": "default"}
 
 // Deterministic UUIDs keep test failures readable: the first group says what kind of object it is.
@@ -45,17 +45,17 @@ func uuid(kind, n int) string {
 	return fmt.Sprintf("%08x-0000-4000-8000-%012x", kind, n)
 }
 
-// ZoneNames are the zones of the default world.
+// ZoneNames are the zones of the canned account.
 var ZoneNames = []string{"zone-a", "zone-b", "zone-c"}
 
-// ArmZone is the one zone of the default world with an aarch64 template, ArmTemplate; the
+// ArmZone is the one zone of the canned account with an aarch64 template, ArmTemplate; the
 // x86_64 templates are in every zone.
 const (
 	ArmZone     = "zone-a"
 	ArmTemplate = "ubuntu-24.04-kube-v1.36-arm64"
 )
 
-// OfferingShape is one compute offering of the default world.
+// OfferingShape is one compute offering of the canned account.
 type OfferingShape struct {
 	Name      string
 	Family    string
@@ -64,8 +64,8 @@ type OfferingShape struct {
 	GPUs      int
 }
 
-// DefaultOfferings are the compute offerings of the default world; "custom" is the customised one.
-var DefaultOfferings = []OfferingShape{
+// Offerings are the compute offerings of the canned account; "custom" is the customised one.
+var Offerings = []OfferingShape{
 	{"gp.small", "gp", 1, 2048, 0}, {"gp.medium", "gp", 2, 4096, 0}, {"gp.large", "gp", 4, 8192, 0},
 	{"gp.xlarge", "gp", 8, 16384, 0}, {"gp.2xlarge", "gp", 16, 32768, 0},
 	{"cp.large", "cp", 4, 4096, 0}, {"cp.xlarge", "cp", 8, 8192, 0}, {"cp.2xlarge", "cp", 16, 16384, 0},
@@ -74,7 +74,7 @@ var DefaultOfferings = []OfferingShape{
 	{"gpu.xlarge", "gpu", 8, 61440, 1},
 }
 
-// Custom offering bounds of the default world.
+// Bounds of the canned custom offering.
 const (
 	CustomMinCPU       = 1
 	CustomMaxCPU       = 16
@@ -82,7 +82,10 @@ const (
 	CustomMaxMemoryMiB = 65536
 )
 
-type world struct {
+// account is what the list calls answer. Unit tests read the canned account's names; it is
+// test data of the size they need, not the fake cloud's default world (pkg/world/default.yaml
+// of fakecloudstack), which e2e/integration loads.
+type account struct {
 	zones            []*cloudstack.Zone
 	networks         []*cloudstack.Network
 	templates        []*cloudstack.Template
@@ -91,8 +94,8 @@ type world struct {
 	sshKeyPairs      []*cloudstack.SSHKeyPair
 }
 
-func defaultWorld() world {
-	var w world
+func cannedAccount() account {
+	var w account
 	for i, name := range ZoneNames {
 		zoneID := uuid(kindZone, i+1)
 		w.zones = append(w.zones, &cloudstack.Zone{Id: zoneID, Name: name, Networktype: "Advanced", Allocationstate: "Enabled"})
@@ -116,7 +119,7 @@ func defaultWorld() world {
 		Isready: true, Arch: "aarch64", Hypervisor: "KVM", Format: "QCOW2", Ostypename: "Ubuntu 24.04",
 		Created: "2026-02-01T00:00:00+0000", Tags: tags(map[string]string{"os": "ubuntu", "version": "24.04"}),
 	})
-	for i, shape := range DefaultOfferings {
+	for i, shape := range Offerings {
 		w.serviceOfferings = append(w.serviceOfferings, serviceOffering(uuid(kindServiceOffering, i+1), shape))
 	}
 	w.diskOfferings = []*cloudstack.DiskOffering{
