@@ -23,7 +23,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
-// NodeClass is a NodeClass that resolves against the in-process fake's default world;
+// NodeClass is a NodeClass that resolves against the recorder's canned account;
 // overrides are merged over it (non-zero fields win).
 func NodeClass(overrides ...v1.CloudStackNodeClass) *v1.CloudStackNodeClass {
 	override := coretest.MustMerge(v1.CloudStackNodeClass{}, overrides...)

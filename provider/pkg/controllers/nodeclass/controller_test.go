@@ -33,7 +33,7 @@ import (
 )
 
 var _ = Describe("Status", func() {
-	It("resolves the fake's default world and becomes Ready", func() {
+	It("resolves the canned account and becomes Ready", func() {
 		nodeClass := test.NodeClass()
 		ExpectApplied(ctx, env.Client, nodeClass)
 		ExpectObjectReconciled(ctx, env.Client, controller, nodeClass)

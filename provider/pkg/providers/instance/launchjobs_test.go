@@ -80,6 +80,7 @@ func TestADeployJobPastItsDeadlineIsDecidedByTheVMState(t *testing.T) {
 			id := launch.Instance.ID
 			if state == "" {
 				e.api.ExpungeVM(id)
+				e.api.FailCalls("destroyVirtualMachine", recorder.NotFound("destroyVirtualMachine", "id", id), 1)
 			} else {
 				e.api.SetVMState(id, state)
 			}

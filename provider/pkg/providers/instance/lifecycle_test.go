@@ -62,7 +62,8 @@ func TestListReturnsOnlyThisClustersLiveVMs(t *testing.T) {
 	// Deployed before the UID tag: core would delete its NodeClaim were it not listed.
 	legacy := e.api.AddVM(cloudstack.VirtualMachine{Name: "legacy", Displayname: "legacy [karpenter:" + clusterName + "]", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
 	e.api.AddVM(cloudstack.VirtualMachine{Name: "destroyed", State: "Destroyed"}, ourTags())
-	// CloudStack matches tag values case-insensitively: another cluster's VM comes back too.
+	// CloudStack matches tag values case-insensitively: another cluster's VM comes back too (the
+	// recorder lists every VM).
 	e.api.AddVM(cloudstack.VirtualMachine{Name: "theirs", State: "Running"}, map[string]string{v1.TagCluster: "TEST-CLUSTER"})
 	// Another cluster given the same name.
 	e.api.AddVM(cloudstack.VirtualMachine{Name: "namesake", State: "Running"}, map[string]string{v1.TagCluster: clusterName, v1.TagClusterUID: otherUID})
@@ -136,7 +137,7 @@ func TestDeleteDestroysAgainAfterAFailedDestroyJob(t *testing.T) {
 func TestRebootOfAMissingVMFails(t *testing.T) {
 	e := newEnv(t)
 	const missing = "00000000-0000-4000-8000-0000000000ff"
-	e.api.FailCalls("rebootVirtualMachine", notFound("rebootVirtualMachine", "id", missing), 1)
+	e.api.FailCalls("rebootVirtualMachine", recorder.NotFound("rebootVirtualMachine", "id", missing), 1)
 	if err := e.provider.Reboot(context.Background(), missing); !cloudprovider.IsNodeRebootFailedError(err) {
 		t.Fatalf("Reboot of a missing VM: %v, want NodeRebootFailedError", err)
 	}
@@ -168,7 +169,7 @@ func (g *gatedAPI) ListVirtualMachines(ctx context.Context, scope csapi.Scope, f
 		<-g.release
 	})
 	if g.unknown != "" && slices.Contains(filter.IDs, g.unknown) {
-		return nil, notFound("listVirtualMachines", "ids", g.unknown)
+		return nil, recorder.NotFound("listVirtualMachines", "ids", g.unknown)
 	}
 	return g.API.ListVirtualMachines(ctx, scope, filter)
 }

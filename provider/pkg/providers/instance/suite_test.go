@@ -207,13 +207,6 @@ func isNotFound(err error) bool {
 	return cloudprovider.IsNodeClaimNotFoundError(err)
 }
 
-// notFound is CloudStack's answer to an id that resolves to nothing, for canned failures.
-func notFound(command, param, id string) error {
-	return &csapi.APIError{Command: command, Code: csapi.CodeParameterError, CSCode: 9999,
-		Text: "Unable to execute API command " + command + " due to invalid value. Invalid parameter " + param + " value=" + id +
-			" due to incorrect long value format, or entity does not exist or due to incorrect parameter annotation for the field in api cmd class."}
-}
-
 // nameTaken refuses a deploy of the name as CloudStack does when a VM of the network has it,
 // and leaves the refused call unrecorded.
 type nameTaken struct {

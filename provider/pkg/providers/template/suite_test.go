@@ -38,7 +38,7 @@ var (
 	provider *template.DefaultProvider
 )
 
-// templatesAPI adds templates to the fake's default world, which has two x86_64 ones per zone
+// templatesAPI adds templates to the canned account, which has two x86_64 ones per zone
 // and an aarch64 one in recorder.ArmZone.
 type templatesAPI struct {
 	*recorder.API

@@ -190,6 +190,13 @@ func take(rules map[string]*failure, command string) *failure {
 	return f
 }
 
+// NotFound is CloudStack's answer to an id that resolves to nothing, for FailCalls.
+func NotFound(command, param, id string) error {
+	return &csapi.APIError{Command: command, Code: csapi.CodeParameterError, CSCode: 9999,
+		Text: "Unable to execute API command " + command + " due to invalid value. Invalid parameter " + param + " value=" + id +
+			" due to incorrect long value format, or entity does not exist or due to incorrect parameter annotation for the field in api cmd class."}
+}
+
 func (a *API) newID(kind int) string {
 	a.nextID++
 	return uuid(kind, a.nextID)
