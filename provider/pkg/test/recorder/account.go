@@ -67,8 +67,7 @@ type OfferingShape struct {
 // Offerings are the compute offerings of the canned account; "custom" is the customised one.
 var Offerings = []OfferingShape{
 	{"gp.small", "gp", 1, 2048, 0}, {"gp.medium", "gp", 2, 4096, 0}, {"gp.large", "gp", 4, 8192, 0},
-	{"gp.xlarge", "gp", 8, 16384, 0}, {"gp.2xlarge", "gp", 16, 32768, 0},
-	{"cp.large", "cp", 4, 4096, 0}, {"cp.xlarge", "cp", 8, 8192, 0}, {"cp.2xlarge", "cp", 16, 16384, 0},
+	{"cp.large", "cp", 4, 4096, 0},
 	{"mem.large", "mem", 2, 16384, 0}, {"mem.xlarge", "mem", 4, 32768, 0}, {"mem.2xlarge", "mem", 8, 65536, 0},
 	{"custom", "custom", 0, 0, 0},
 	{"gpu.xlarge", "gpu", 8, 61440, 1},
