@@ -94,17 +94,17 @@ type account struct {
 }
 
 func cannedAccount() account {
-	var w account
+	var acc account
 	for i, name := range ZoneNames {
 		zoneID := uuid(kindZone, i+1)
-		w.zones = append(w.zones, &cloudstack.Zone{Id: zoneID, Name: name, Networktype: "Advanced", Allocationstate: "Enabled"})
-		w.networks = append(w.networks, &cloudstack.Network{
+		acc.zones = append(acc.zones, &cloudstack.Zone{Id: zoneID, Name: name, Networktype: "Advanced", Allocationstate: "Enabled"})
+		acc.networks = append(acc.networks, &cloudstack.Network{
 			Id: uuid(kindNetwork, i+1), Name: "k8s-" + name, Zoneid: zoneID, Zonename: name,
 			State: "Implemented", Type: "Isolated", Cidr: fmt.Sprintf("10.%d.0.0/16", i+1),
 			Tags: tags(DiscoveryTag),
 		})
 		for j, version := range []string{"22.04", "24.04"} {
-			w.templates = append(w.templates, &cloudstack.Template{
+			acc.templates = append(acc.templates, &cloudstack.Template{
 				Id: uuid(kindTemplate, j+1), Name: "ubuntu-" + version + "-kube-v1.36", Zoneid: zoneID, Zonename: name,
 				Isready: true, Arch: "x86_64", Hypervisor: "KVM", Format: "QCOW2", Ostypename: "Ubuntu " + version,
 				Created: fmt.Sprintf("2026-0%d-01T00:00:00+0000", j+1),
@@ -113,20 +113,20 @@ func cannedAccount() account {
 		}
 	}
 	// ArmZone alone has aarch64 hosts, so its arm64 build is registered there only.
-	w.templates = append(w.templates, &cloudstack.Template{
-		Id: uuid(kindTemplate, 3), Name: ArmTemplate, Zoneid: w.zones[0].Id, Zonename: ArmZone,
+	acc.templates = append(acc.templates, &cloudstack.Template{
+		Id: uuid(kindTemplate, 3), Name: ArmTemplate, Zoneid: acc.zones[0].Id, Zonename: ArmZone,
 		Isready: true, Arch: "aarch64", Hypervisor: "KVM", Format: "QCOW2", Ostypename: "Ubuntu 24.04",
 		Created: "2026-02-01T00:00:00+0000", Tags: tags(map[string]string{"os": "ubuntu", "version": "24.04"}),
 	})
 	for i, shape := range Offerings {
-		w.serviceOfferings = append(w.serviceOfferings, serviceOffering(uuid(kindServiceOffering, i+1), shape))
+		acc.serviceOfferings = append(acc.serviceOfferings, serviceOffering(uuid(kindServiceOffering, i+1), shape))
 	}
-	w.diskOfferings = []*cloudstack.DiskOffering{
+	acc.diskOfferings = []*cloudstack.DiskOffering{
 		{Id: uuid(kindDiskOffering, 1), Name: "data-20", Disksize: 20},
 		{Id: uuid(kindDiskOffering, 2), Name: "data-custom", Iscustomized: true},
 	}
-	w.sshKeyPairs = []*cloudstack.SSHKeyPair{{Name: "default", Fingerprint: "5e:8a:fa:1c:00:00:00:00:00:00:00:00:00:00:00:00"}}
-	return w
+	acc.sshKeyPairs = []*cloudstack.SSHKeyPair{{Name: "default", Fingerprint: "5e:8a:fa:1c:00:00:00:00:00:00:00:00:00:00:00:00"}}
+	return acc
 }
 
 // serviceOffering builds an offering the way listServiceOfferings returns it.

@@ -30,7 +30,7 @@ import (
 // as the NodeClass controller would leave it. instanceTypeName is the CCM sanitiser (the
 // serviceoffering provider's); it is passed in so this package stays free of provider imports.
 func ReadyNodeClass(name string, instanceTypeName func(string) string) *v1.CloudStackNodeClass {
-	w := cannedAccount()
+	acc := cannedAccount()
 	nc := &v1.CloudStackNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: "00000000-0000-4000-8000-00000000beef", ResourceVersion: "1", Generation: 1},
 		Spec: v1.CloudStackNodeClassSpec{
@@ -39,18 +39,18 @@ func ReadyNodeClass(name string, instanceTypeName func(string) string) *v1.Cloud
 			SSHKeyPairs:           []string{"default"},
 		},
 	}
-	for _, z := range w.zones {
+	for _, z := range acc.zones {
 		nc.Status.Zones = append(nc.Status.Zones, v1.Zone{ID: z.Id, Name: z.Name})
 	}
-	for _, n := range w.networks {
+	for _, n := range acc.networks {
 		nc.Status.Networks = append(nc.Status.Networks, v1.Network{ID: n.Id, Name: n.Name, ZoneID: n.Zoneid})
 	}
-	for _, t := range w.templates {
+	for _, t := range acc.templates {
 		if t.Name == "ubuntu-24.04-kube-v1.36" {
 			nc.Status.Templates = append(nc.Status.Templates, StatusTemplate(t))
 		}
 	}
-	for _, so := range w.serviceOfferings {
+	for _, so := range acc.serviceOfferings {
 		nc.Status.ServiceOfferings = append(nc.Status.ServiceOfferings, statusOffering(so.Id, so.Name, instanceTypeName(so.Name), so.Cpunumber, so.Memory, so.Gpucount, so.Gpucardname, so.Iscustomized, so.Serviceofferingdetails))
 	}
 	nc.Status.SSHKeyPairs = []string{"default"}
