@@ -63,7 +63,6 @@ type API struct {
 	kubernetesClusters []*cloudstack.KubernetesCluster
 	jobs               []*job
 	capabilities       cloudstack.Capability
-	limits             []*cloudstack.ResourceLimit
 	quotaEnabled       bool
 	tariffs            []*cloudstack.QuotaTariffList
 	// denied are the commands listApis says the credentials may not call.
@@ -98,7 +97,6 @@ func (a *API) Reset() {
 	a.kubernetesClusters = nil
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}
-	a.limits = nil
 	a.quotaEnabled = false
 	a.tariffs = nil
 	a.denied = map[string]bool{}
