@@ -127,4 +127,20 @@ func TestTheREADMEsOfferingTableIsTheDefaultWorlds(t *testing.T) {
 	for name := range offerings {
 		t.Errorf("default.yaml has offering %s, which the README's table leaves out", name)
 	}
+	doc, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cpuSpeed.FindSubmatch(doc)
+	if m == nil {
+		t.Fatalf("%s no longer says which cpuspeed every offering has", readme)
+	}
+	for _, o := range Default().Offerings {
+		if speed := strconv.Itoa(defaultInt(o.CPUSpeed, defaultCPUSpeed)); speed != string(m[1]) {
+			t.Errorf("the README says every offering has cpuspeed %s; default.yaml gives %s %s", m[1], o.Name, speed)
+		}
+	}
 }
+
+// cpuSpeed is the README's sentence on the speed every offering has.
+var cpuSpeed = regexp.MustCompile("Every offering has `cpuspeed` ([0-9]+)")
