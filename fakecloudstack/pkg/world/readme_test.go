@@ -29,15 +29,20 @@ import (
 // readme is the document whose tables describe the embedded world to users.
 const readme = "../../README.md"
 
-// readmeTable returns the rows of the README table whose header row is header, each a slice
-// of trimmed cells.
-func readmeTable(t *testing.T, header string) [][]string {
+func readREADME(t *testing.T) string {
 	t.Helper()
 	doc, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(string(doc), "\n")
+	return string(doc)
+}
+
+// readmeTable returns the rows of the table in doc whose header row is header, each a slice of
+// trimmed cells.
+func readmeTable(t *testing.T, doc, header string) [][]string {
+	t.Helper()
+	lines := strings.Split(doc, "\n")
 	start := slices.Index(lines, header)
 	if start < 0 {
 		t.Fatalf("%s has no table with the header %q", readme, header)
@@ -64,7 +69,7 @@ func TestTheREADMEsTemplateTableIsTheDefaultWorlds(t *testing.T) {
 	for _, tpl := range Default().Templates {
 		templates[tpl.Name] = tpl
 	}
-	for _, row := range readmeTable(t, "| template | arch | zones | tags | created |") {
+	for _, row := range readmeTable(t, readREADME(t), "| template | arch | zones | tags | created |") {
 		tpl, ok := templates[row[0]]
 		if !ok {
 			t.Errorf("README row %q: default.yaml has no template %s", row[0], row[0])
@@ -98,7 +103,8 @@ func TestTheREADMEsOfferingTableIsTheDefaultWorlds(t *testing.T) {
 	for _, o := range Default().Offerings {
 		offerings[o.Name] = o
 	}
-	for _, row := range readmeTable(t, "| offering | family | vCPU | MiB | notes |") {
+	doc := readREADME(t)
+	for _, row := range readmeTable(t, doc, "| offering | family | vCPU | MiB | notes |") {
 		// A row lists several offerings of a family: names, vCPUs and MiB joined by "/".
 		names, cpus, mibs := strings.Split(row[0], " / "), strings.Split(row[2], "/"), strings.Split(row[3], "/")
 		if len(cpus) != len(names) || len(mibs) != len(names) {
@@ -127,16 +133,12 @@ func TestTheREADMEsOfferingTableIsTheDefaultWorlds(t *testing.T) {
 	for name := range offerings {
 		t.Errorf("default.yaml has offering %s, which the README's table leaves out", name)
 	}
-	doc, err := os.ReadFile(readme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := cpuSpeed.FindSubmatch(doc)
+	m := cpuSpeed.FindStringSubmatch(doc)
 	if m == nil {
 		t.Fatalf("%s no longer says which cpuspeed every offering has", readme)
 	}
 	for _, o := range Default().Offerings {
-		if speed := strconv.Itoa(defaultInt(o.CPUSpeed, defaultCPUSpeed)); speed != string(m[1]) {
+		if speed := strconv.Itoa(defaultInt(o.CPUSpeed, defaultCPUSpeed)); speed != m[1] {
 			t.Errorf("the README says every offering has cpuspeed %s; default.yaml gives %s %s", m[1], o.Name, speed)
 		}
 	}
