@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/cloudstack-go/v2/cloudstack"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
@@ -80,5 +81,26 @@ func TestBehavioursAndReset(t *testing.T) {
 	api.Reset()
 	if len(api.Calls("")) != 0 || len(api.VMs()) != 0 {
 		t.Fatal("Reset must forget calls and VMs")
+	}
+}
+
+// The recorder filters nothing itself: a listing answers every VM until the test says in which
+// scopes VMs are listed.
+func TestListingsAnswerEveryVMUntilTheTestNarrowsThem(t *testing.T) {
+	api := recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	ctx := context.Background()
+	tagged := api.AddVM(cloudstack.VirtualMachine{Name: "tagged", State: "Running"}, map[string]string{"k": "v"})
+	api.AddVM(cloudstack.VirtualMachine{Name: "other", State: "Destroyed"}, nil)
+	project := csapi.Scope{ProjectID: "p"}
+	vms, err := api.ListVirtualMachines(ctx, project, csapi.VMFilter{IDs: []string{tagged}, Name: "tagged", Tags: map[string]string{"k": "v"}})
+	if err != nil || len(vms) != 2 {
+		t.Fatalf("a filtered listing answered %d VMs, %v; want both", len(vms), err)
+	}
+	api.ListVMsOnlyIn(project)
+	if vms, _ := api.ListVirtualMachines(ctx, csapi.Scope{}, csapi.VMFilter{}); len(vms) != 0 {
+		t.Errorf("the default scope answered %d VMs, want none once listed in the project only", len(vms))
+	}
+	if vms, _ := api.ListVirtualMachines(ctx, project, csapi.VMFilter{}); len(vms) != 2 {
+		t.Errorf("the project answered %d VMs, want both", len(vms))
 	}
 }
