@@ -150,8 +150,10 @@ func TestGarbageCollectionTouchesOnlyThisClustersVMs(t *testing.T) {
 	leaked := api.AddVM(cloudstack.VirtualMachine{Name: "leaked", State: "Running"}, ours)
 	namesake := api.AddVM(cloudstack.VirtualMachine{Name: "namesake", Displayname: "namesake [karpenter:" + unitCluster + ":other-uid]", State: "Running"},
 		map[string]string{v1.TagCluster: unitCluster, v1.TagClusterUID: "other-uid"})
-	api.AddVM(cloudstack.VirtualMachine{Name: "namesake-untagged", Displayname: "namesake-untagged [karpenter:" + unitCluster + ":other-uid]", State: "Running"}, nil)
+	namesakeUntagged := api.AddVM(cloudstack.VirtualMachine{Name: "namesake-untagged", Displayname: "namesake-untagged [karpenter:" + unitCluster + ":other-uid]", State: "Running"}, nil)
 	untagged := api.AddVM(cloudstack.VirtualMachine{Name: "untagged", Displayname: "untagged [karpenter:" + unitCluster + ":" + unitUID + "]", State: "Running"}, nil)
+	// Only their owner marks find the untagged VMs.
+	api.HideFromTagListings(namesakeUntagged, untagged)
 	legacyTags := map[string]string{v1.TagCluster: unitCluster}
 	legacyClaimed := api.AddVM(cloudstack.VirtualMachine{Name: "legacy-claimed", Displayname: "legacy-claimed [karpenter:" + unitCluster + "]", State: "Running"}, legacyTags)
 	legacyOrphan := api.AddVM(cloudstack.VirtualMachine{Name: "legacy-orphan", Displayname: "legacy-orphan [karpenter:" + unitCluster + "]", State: "Running"}, legacyTags)

@@ -240,6 +240,8 @@ func TestATagJobFailingEveryTimeKeepsTheMarkedVM(t *testing.T) {
 	if n := e.failures.Len(); n != 0 {
 		t.Errorf("%d launches reported failed, want none", n)
 	}
+	// Untagged, the VM is found by its owner mark only.
+	e.api.HideFromTagListings(launch.Instance.ID)
 	all, err := e.provider.ListAll(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -321,9 +323,10 @@ func TestOnlyLaunchesThatMayHaveAPredecessorLookForOne(t *testing.T) {
 }
 
 func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
-	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: untaggedUnlisted{api}, name: "node-y"} })
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: api, name: "node-y"} })
 	zone := e.nodeClass.Status.Zones[0]
 	predecessor := deployUntagged(t, e, "node-y", zone.ID)
+	e.api.HideFromTagListings(predecessor.ID)
 	launch, err := e.create(t, test.InZone(test.NodeClaim("node-y", "gplarge"), zone.Name))
 	if err != nil {
 		t.Fatal(err)
@@ -340,9 +343,10 @@ func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 // An adopted VM is tagged in a call of its own: a launch's createTags call fails as a whole
 // when one of its VMs is destroyed before the job runs, which an adopted VM must not suffer.
 func TestAnAdoptedVMSharesNoTagCallWithLaunches(t *testing.T) {
-	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: untaggedUnlisted{api}, name: "node-old"} })
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: api, name: "node-old"} })
 	zone := e.nodeClass.Status.Zones[0]
 	predecessor := deployUntagged(t, e, "node-old", zone.ID)
+	e.api.HideFromTagListings(predecessor.ID)
 	results := e.createAll(t, test.InZone(test.NodeClaim("node-old", "gplarge"), zone.Name), test.InZone(test.NodeClaim("node-new", "gplarge"), zone.Name))
 	for _, r := range results {
 		if r.err != nil {

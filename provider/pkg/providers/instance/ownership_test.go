@@ -51,18 +51,13 @@ func TestAdoptionByNameTakesOnlyThisClustersVM(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnvOver(t, func(api *recorder.API) csapi.API {
-				if c.tags == nil {
-					return nameTaken{API: untaggedUnlisted{api}, name: "node-a"}
-				}
-				return nameTaken{API: api, name: "node-a"}
-			})
+			e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: api, name: "node-a"} })
 			zone := e.nodeClass.Status.Zones[0]
 			existing := deployNamed(t, e, "node-a", c.displayName, zone.ID)
-			if c.tags != nil {
-				if _, err := e.api.CreateTags(context.Background(), []string{existing.ID}, c.tags); err != nil {
-					t.Fatal(err)
-				}
+			if c.tags == nil {
+				e.api.HideFromTagListings(existing.ID)
+			} else if _, err := e.api.CreateTags(context.Background(), []string{existing.ID}, c.tags); err != nil {
+				t.Fatal(err)
 			}
 			tagsBefore := len(e.api.Calls("createTags"))
 			launch, err := e.create(t, test.InZone(test.NodeClaim("node-a", "gplarge"), zone.Name))
@@ -90,10 +85,11 @@ func TestAdoptionByNameTakesOnlyThisClustersVM(t *testing.T) {
 // given one (the recorder lists every VM): a VM of this cluster whose name merely contains the
 // NodeClaim's is not its VM.
 func TestAdoptionByNameRefusesASubstringMatch(t *testing.T) {
-	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: untaggedUnlisted{api}, name: "node-b"} })
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: api, name: "node-b"} })
 	zone := e.nodeClass.Status.Zones[0]
-	deployNamed(t, e, "node-b", "node-b", zone.ID) // someone else's: the deploy is refused
+	theirs := deployNamed(t, e, "node-b", "node-b", zone.ID) // someone else's: the deploy is refused
 	longer := deployUntagged(t, e, "node-b-2", zone.ID)
+	e.api.HideFromTagListings(theirs.ID, longer.ID)
 	launch, err := e.create(t, test.InZone(test.NodeClaim("node-b", "gplarge"), zone.Name))
 	if err == nil || launch != nil {
 		t.Fatalf("Create = %+v, %v; want it refused, not %s (node-b-2) adopted", launch, err, longer.ID)

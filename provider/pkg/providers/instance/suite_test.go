@@ -23,7 +23,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -220,16 +219,4 @@ func (n nameTaken) DeployVirtualMachine(ctx context.Context, req csapi.DeployReq
 			Text: "The vm with hostName " + req.Name + " already exists in the network domain: cs.internal; network=" + strings.Join(req.NetworkIDs, ",")}
 	}
 	return n.API.DeployVirtualMachine(ctx, req)
-}
-
-// untaggedUnlisted answers the listings by tag, a launch's lookup of its predecessor's VM,
-// with no VM: the test's VMs carry no tag.
-type untaggedUnlisted struct{ csapi.API }
-
-func (u untaggedUnlisted) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter csapi.VMFilter) ([]*cloudstack.VirtualMachine, error) {
-	vms, err := u.API.ListVirtualMachines(ctx, scope, filter)
-	if len(filter.Tags) > 0 {
-		return nil, err
-	}
-	return vms, err
 }

@@ -59,6 +59,8 @@ type API struct {
 	vms            []*cloudstack.VirtualMachine
 	// vmScopes are the scopes listVirtualMachines answers in; nil: every scope.
 	vmScopes *[]csapi.Scope
+	// hiddenFromTags are the VMs listings by tag leave out.
+	hiddenFromTags map[string]bool
 	// kubernetesClusters are CKS clusters; their Virtualmachines carry only the ids.
 	kubernetesClusters []*cloudstack.KubernetesCluster
 	jobs               []*job
@@ -94,6 +96,7 @@ func (a *API) Reset() {
 	a.projects = nil
 	a.vms = nil
 	a.vmScopes = nil
+	a.hiddenFromTags = map[string]bool{}
 	a.kubernetesClusters = nil
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}

@@ -84,8 +84,8 @@ func TestBehavioursAndReset(t *testing.T) {
 	}
 }
 
-// The recorder filters nothing itself: a listing answers every VM until the test says in which
-// scopes VMs are listed.
+// The recorder filters nothing itself: a listing answers every VM until the test says which
+// listings leave a VM out.
 func TestListingsAnswerEveryVMUntilTheTestNarrowsThem(t *testing.T) {
 	api := recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
 	ctx := context.Background()
@@ -95,6 +95,13 @@ func TestListingsAnswerEveryVMUntilTheTestNarrowsThem(t *testing.T) {
 	vms, err := api.ListVirtualMachines(ctx, project, csapi.VMFilter{IDs: []string{tagged}, Name: "tagged", Tags: map[string]string{"k": "v"}})
 	if err != nil || len(vms) != 2 {
 		t.Fatalf("a filtered listing answered %d VMs, %v; want both", len(vms), err)
+	}
+	api.HideFromTagListings(tagged)
+	if vms, _ := api.ListVirtualMachines(ctx, project, csapi.VMFilter{Tags: map[string]string{"k": "v"}}); len(vms) != 1 || vms[0].Id == tagged {
+		t.Errorf("a listing by tag answered %d VMs, want only the one not hidden from it", len(vms))
+	}
+	if vms, _ := api.ListVirtualMachines(ctx, project, csapi.VMFilter{Name: "tagged"}); len(vms) != 2 {
+		t.Errorf("a listing by name answered %d VMs, want both: only listings by tag hide a VM", len(vms))
 	}
 	api.ListVMsOnlyIn(project)
 	if vms, _ := api.ListVirtualMachines(ctx, csapi.Scope{}, csapi.VMFilter{}); len(vms) != 0 {

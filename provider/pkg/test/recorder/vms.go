@@ -99,9 +99,19 @@ func (a *API) ListVMsOnlyIn(scopes ...csapi.Scope) {
 	a.vmScopes = &scopes
 }
 
+// HideFromTagListings leaves the VMs out of every listing filtered by tags, as the test says
+// CloudStack would: those of a launch that crashed or failed before tagging its VM.
+func (a *API) HideFromTagListings(ids ...string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, id := range ids {
+		a.hiddenFromTags[id] = true
+	}
+}
+
 // ListVirtualMachines answers every VM it holds, Destroyed ones too, whatever the filter: the
 // provider must pick its own out of a listing, as CloudStack matches names and tags more
-// loosely than it asks. Tests that need a narrower answer wrap the call.
+// loosely than it asks. ListVMsOnlyIn and HideFromTagListings narrow the answer.
 func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter csapi.VMFilter) ([]*cloudstack.VirtualMachine, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -113,6 +123,9 @@ func (a *API) ListVirtualMachines(ctx context.Context, scope csapi.Scope, filter
 	}
 	out := make([]*cloudstack.VirtualMachine, 0, len(a.vms))
 	for _, vm := range a.vms {
+		if len(filter.Tags) > 0 && a.hiddenFromTags[vm.Id] {
+			continue
+		}
 		cp := *vm
 		cp.Tags = slices.Clone(vm.Tags)
 		out = append(out, &cp)
