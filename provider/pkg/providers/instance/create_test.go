@@ -55,6 +55,10 @@ func TestCreateDeploysTheCheapestCompatibleOffering(t *testing.T) {
 	if launch.InstanceType.Name != "gplarge" || launch.Instance.ID != e.api.VMs()[0].Id {
 		t.Errorf("launched %s as %s, want the cheaper gplarge as the deployed VM", launch.InstanceType.Name, launch.Instance.ID)
 	}
+	templateInZone := slices.ContainsFunc(e.nodeClass.Status.Templates, func(tpl v1.Template) bool { return tpl.ID == req.TemplateID && tpl.ZoneID == req.ZoneID })
+	if req.ServiceOfferingID != offeringID(t, e, "gplarge") || req.ZoneID != launch.Zone.ID || !templateInZone || req.NetworkIDs[0] != networkIn(t, e.nodeClass, req.ZoneID) {
+		t.Errorf("deploy request %+v does not name gplarge's offering, the launch's zone, and a template and network of that zone", req)
+	}
 	if launch.Labels()[corev1.LabelTopologyZone] != launch.Instance.ZoneName || launch.Labels()[corev1.LabelArchStable] != "amd64" {
 		t.Errorf("labels do not match the launch: %v", launch.Labels())
 	}

@@ -88,8 +88,8 @@ func TestQuotaTariffsPriceWhatUsersDoNot(t *testing.T) {
 	if got := testutil.ToFloat64(pricing.OfferingPrice.WithLabelValues("gp.small", string(pricing.SourceConfigMap))); got != 0.5 {
 		t.Errorf("offering_price{gp.small, configmap} = %v", got)
 	}
-	if n := len(api.Calls("quotaTariffList")); n != 1 {
-		t.Errorf("one refresh made %d quotaTariffList calls, want 1", n)
+	if calls := api.Calls("quotaTariffList"); len(calls) != 1 || calls[0].Args != csapi.UsageTypeRunningVM {
+		t.Errorf("one refresh made the quotaTariffList calls %v, want 1, of the running VM usage type", calls)
 	}
 }
 
