@@ -29,18 +29,23 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesim"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 // The instance-type model promises each NodeClaim an allocatable; the kubelet started by the
 // userdata rendered for it must report exactly that, for every offered type (fixed, custom,
 // GPU) and every way spec.kubelet and the root disk can shape it.
 func TestAllocatableOfEveryInstanceTypeIsTheNodes(t *testing.T) {
+	_, api := fakecloud.InProcess(t)
+	ready, err := fakecloud.NodeClass(context.Background(), api, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, change := range map[string]func(*v1.CloudStackNodeClass){
 		"defaults": func(*v1.CloudStackNodeClass) {},
 		"fewer pods": func(nc *v1.CloudStackNodeClass) {
@@ -62,13 +67,13 @@ func TestAllocatableOfEveryInstanceTypeIsTheNodes(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			nodeClass := fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
+			nodeClass := ready.DeepCopy()
 			for i := range nodeClass.Status.Templates {
 				nodeClass.Status.Templates[i].Size = 20 << 30
 			}
 			change(nodeClass)
 			unavailable := cache.NewUnavailableOfferings(clock.NewFakeClock(time.Now()), cache.UnavailableOfferingsTTL)
-			types, err := instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(context.Background(), nodeClass)
+			types, err := instancetype.NewDefaultProvider("", test.ModelPrices{}, unavailable).List(context.Background(), nodeClass)
 			if err != nil {
 				t.Fatal(err)
 			}

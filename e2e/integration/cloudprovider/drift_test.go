@@ -34,7 +34,6 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
@@ -63,7 +62,7 @@ func TestIntegrationDriftAgainstTheFakeCloud(t *testing.T) {
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, 100*time.Millisecond, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	prices := pricing.NewDefaultProvider(srv.Client, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"}, clock.RealClock{})
-	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
+	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &test.LaunchFailures{}, cache.NewInstances())
 	cp := cloudprovider.New(kube, coretest.NewEventRecorder(), instancetype.NewDefaultProvider("", prices, unavailable), instances, nil, cloudprovider.DefaultRepairTolerations())
 
 	created, err := cp.Create(ctx, test.NodeClaim("drift-it", "gplarge"))

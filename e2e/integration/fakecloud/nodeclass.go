@@ -32,11 +32,11 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/zone"
 )
 
-// NodeClass is the suites' NodeClass over the default world with its status resolved through
-// api by the NodeClass providers and every condition true, as the NodeClass controller leaves
-// it: the real IDs a launch needs.
-func NodeClass(ctx context.Context, api csapi.API, name string) (*v1.CloudStackNodeClass, error) {
-	nc := objects.NodeClass(name)
+// NodeClass is the suites' NodeClass over the default world, changed by opts, with its status
+// resolved through api by the NodeClass providers and every condition true, as the NodeClass
+// controller leaves it: the real IDs a launch needs.
+func NodeClass(ctx context.Context, api csapi.API, name string, opts ...func(*v1.CloudStackNodeClass)) (*v1.CloudStackNodeClass, error) {
+	nc := objects.NodeClass(name, opts...)
 	newCache := func() *cache.Cache { return cache.New(time.Minute, time.Minute) }
 	var err error
 	if nc.Status.Zones, err = zone.NewDefaultProvider(api, newCache(), "").Resolve(ctx, nc); err != nil {

@@ -37,7 +37,6 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
@@ -78,7 +77,7 @@ func TestIntegrationGarbageCollection(t *testing.T) {
 	// The controller's clock runs ahead of the cloud's, past the grace period.
 	clk := clocktesting.NewFakeClock(time.Now().Add(garbagecollection.GracePeriod + time.Minute))
 	instances := instancesOf(srv.Client, clk, cluster)
-	if _, err := garbagecollection.NewController(kube, clk, instances, &fake.LaunchFailures{}).Reconcile(ctx); err != nil {
+	if _, err := garbagecollection.NewController(kube, clk, instances, &test.LaunchFailures{}).Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for name, id := range map[string]string{"leaked": leaked, "untagged": untagged} {
@@ -118,7 +117,7 @@ func TestIntegrationGarbageCollectionEndsUnwatchedFailedLaunch(t *testing.T) {
 	nodeClaim.StatusConditions().SetTrue(karpv1.ConditionTypeLaunched)
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClaim).Build()
 	clk := clocktesting.NewFakeClock(time.Now().Add(garbagecollection.GracePeriod + time.Minute))
-	instances, failures := instancesOf(srv.Client, clk, cluster), &fake.LaunchFailures{}
+	instances, failures := instancesOf(srv.Client, clk, cluster), &test.LaunchFailures{}
 	if _, err := garbagecollection.NewController(kube, clk, instances, failures).Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,6 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/diskoffering"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -61,7 +60,7 @@ func TestIntegrationTheDeployCarriesWhatTheNodeClassAsks(t *testing.T) {
 	groups := affinitygroup.NewDefaultProvider(c.srv.Client, newCache(), test.ClusterName, test.ClusterUID)
 	c.affinity = groups
 	c.useOptions(instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID})
-	if c.types, err = instancetype.NewDefaultProvider("", fake.ModelPrices{}, c.unavailable).List(ctx, nc); err != nil {
+	if c.types, err = instancetype.NewDefaultProvider("", test.ModelPrices{}, c.unavailable).List(ctx, nc); err != nil {
 		t.Fatal(err)
 	}
 	for _, it := range c.types {

@@ -36,7 +36,6 @@ import (
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
@@ -54,7 +53,7 @@ type cloud struct {
 	nodeClass   *v1.CloudStackNodeClass
 	types       []*cloudprovider.InstanceType
 	watcher     *instance.Watcher
-	failures    *fake.LaunchFailures
+	failures    *test.LaunchFailures
 	// affinity is test.AffinityGroups{} unless a test ensures real groups.
 	affinity instance.AffinityGroupProvider
 }
@@ -76,9 +75,9 @@ func startCloud(t *testing.T, jobLatency time.Duration, fakeArgs ...string) *clo
 	unavailable := pkgcache.NewUnavailableOfferings(clock.RealClock{}, pkgcache.UnavailableOfferingsTTL)
 	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
-	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &fake.LaunchFailures{}, affinity: test.AffinityGroups{}}
+	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &test.LaunchFailures{}, affinity: test.AffinityGroups{}}
 	c.useOptions(instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID})
-	c.types, _ = instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable).List(ctx, nc)
+	c.types, _ = instancetype.NewDefaultProvider("", test.ModelPrices{}, unavailable).List(ctx, nc)
 	if err := srv.Admin.ResetCalls(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func TestLimitErrorsPublishAnEvent(t *testing.T) {
 func TestExhaustedLimitsAreReportedOnTheNodePool(t *testing.T) {
 	e := newEnv(t)
 	unlimited := csapi.Remaining{VMs: csapi.Unlimited, CPU: csapi.Unlimited, MemoryMiB: csapi.Unlimited}
-	e.api.SetLimits(csapi.Remaining{VMs: 1, CPU: csapi.Unlimited, MemoryMiB: csapi.Unlimited}, unlimited)
+	e.api.SetRemaining(csapi.Remaining{VMs: 1, CPU: csapi.Unlimited, MemoryMiB: csapi.Unlimited}, unlimited)
 	if _, err := e.create(t, nodeClaim("node-ok", instanceType("gplarge"))); err != nil {
 		t.Fatal(err)
 	}

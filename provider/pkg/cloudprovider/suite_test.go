@@ -38,13 +38,13 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 const clusterName = "test-cluster"
@@ -54,7 +54,7 @@ func init() {
 }
 
 type env struct {
-	api       *fake.API
+	api       *recorder.API
 	clk       *clocktesting.FakeClock
 	kube      client.Client
 	recorder  *coretest.EventRecorder
@@ -72,19 +72,19 @@ func newEnv(t *testing.T) *env {
 func newEnvWithOverlays(t *testing.T, overlays cloudprovider.Overlays) *env {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	api := fake.NewAPI(clk)
+	api := recorder.NewAPI(clk)
 	unavailable := cache.NewUnavailableOfferings(clk, cache.UnavailableOfferingsTTL)
 	watcher := instance.NewWatcher(api, clk, instance.DefaultPollInterval, csapi.Scope{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
-	nodeClass := fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
+	nodeClass := recorder.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	nodeClass.ResourceVersion = ""
 	nodePool := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default", UID: "uid-nodepool-default"}}
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClass, nodePool).WithStatusSubresource(nodeClass).Build()
 	rec := coretest.NewEventRecorder()
 	prices := pricing.NewDefaultProvider(api, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"}, clk)
-	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName, ClusterUID: test.ClusterUID, Limits: limits.NewDefaultProvider(api, clk)}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &fake.LaunchFailures{}, cache.NewInstances())
+	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName, ClusterUID: test.ClusterUID, Limits: limits.NewDefaultProvider(api, clk)}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &test.LaunchFailures{}, cache.NewInstances())
 	cp := cloudprovider.New(kube, rec, instancetype.NewDefaultProvider("", prices, unavailable), instances, overlays, cloudprovider.DefaultRepairTolerations())
 	return &env{api: api, clk: clk, kube: kube, recorder: rec, cp: cp, nodeClass: nodeClass, watcher: watcher}
 }

@@ -99,7 +99,7 @@ type Created struct {
 }
 
 // API lists only the CloudStack calls the provider makes. *Client implements it over
-// cloudstack-go; unit tests use an in-process fake. Every list call pages through all results
+// cloudstack-go; unit tests use a call recorder. Every list call pages through all results
 // (pagesize 500), so callers never see a partial list.
 type API interface {
 	ListZones(ctx context.Context) ([]*cloudstack.Zone, error)

@@ -20,15 +20,15 @@ import (
 	coretest "sigs.k8s.io/karpenter/pkg/test"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
-// NodeClass is a NodeClass that resolves against the in-process fake's default world;
+// NodeClass is a NodeClass that resolves against the recorder's canned account;
 // overrides are merged over it (non-zero fields win).
 func NodeClass(overrides ...v1.CloudStackNodeClass) *v1.CloudStackNodeClass {
 	override := coretest.MustMerge(v1.CloudStackNodeClass{}, overrides...)
 	if len(override.Spec.NetworkSelectorTerms) == 0 {
-		override.Spec.NetworkSelectorTerms = []v1.SelectorTerm{{Tags: fake.DiscoveryTag}}
+		override.Spec.NetworkSelectorTerms = []v1.SelectorTerm{{Tags: recorder.DiscoveryTag}}
 	}
 	if len(override.Spec.TemplateSelectorTerms) == 0 {
 		override.Spec.TemplateSelectorTerms = []v1.SelectorTerm{{Tags: map[string]string{"os": "ubuntu"}}}

@@ -18,6 +18,7 @@ package test
 
 import (
 	"context"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 )
 
 // ClusterName is the cluster the tests' providers manage.
@@ -72,4 +74,44 @@ func InZone(nc *karpv1.NodeClaim, zone string) *karpv1.NodeClaim {
 		Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone},
 	})
 	return nc
+}
+
+// ModelPrices is a pricing provider without user prices: every offering costs the model's.
+type ModelPrices struct{}
+
+func (ModelPrices) Price(o v1.ServiceOffering, cpu, mem int64) float64 {
+	return pricing.Model(cpu, mem, o.GPUs)
+}
+
+func (ModelPrices) SeqNum() uint64 { return 0 }
+
+// LaunchFailures records the launches the instance provider reported failed after Create
+// returned, in place of the launchfailure controller's queue.
+type LaunchFailures struct {
+	mu     sync.Mutex
+	byName map[string]error
+}
+
+func (r *LaunchFailures) LaunchFailed(nodeClaim string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byName == nil {
+		r.byName = map[string]error{}
+	}
+	r.byName[nodeClaim] = err
+}
+
+// Get is the failure reported for nodeClaim, if any.
+func (r *LaunchFailures) Get(nodeClaim string) (error, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err, ok := r.byName[nodeClaim]
+	return err, ok
+}
+
+// Len is the number of launches reported failed.
+func (r *LaunchFailures) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byName)
 }

@@ -35,25 +35,26 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func init() {
 	log.SetLogger(logr.Discard())
 }
 
-// unitCluster is the cluster of the tests over the in-process fake cloud, unitUID its identity.
+// unitCluster is the cluster of the tests over the call recorder, unitUID its identity.
 const (
 	unitCluster = "gc-cluster"
 	unitUID     = "3c2b1a00-0000-4000-8000-0000000000aa"
 )
 
-// unitCloud is the in-process fake cloud at a fixed time, and the tags that mark a VM as
+// unitCloud is the call recorder at a fixed time, and the tags that mark a VM as
 // unitCluster's.
-func unitCloud() (*clocktesting.FakeClock, *fake.API, map[string]string) {
+func unitCloud() (*clocktesting.FakeClock, *recorder.API, map[string]string) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	return clk, fake.NewAPI(clk), map[string]string{v1.TagCluster: unitCluster, v1.TagClusterUID: unitUID}
+	return clk, recorder.NewAPI(clk), map[string]string{v1.TagCluster: unitCluster, v1.TagClusterUID: unitUID}
 }
 
 func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
@@ -72,7 +73,7 @@ func TestGarbageCollectionDestroysOnlyLeakedVMs(t *testing.T) {
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "launching"}},
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claimed-but-error"}},
 	).Build()
-	failures := &fake.LaunchFailures{}
+	failures := &test.LaunchFailures{}
 	controller := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), failures)
 	ctx := context.Background()
 
@@ -124,7 +125,7 @@ func TestGarbageCollectionReportsLaunchesThatFailedUnwatched(t *testing.T) {
 		// Create has not returned for it: core retries the launch once the VM is gone.
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "unrecorded"}},
 	).Build()
-	failures := &fake.LaunchFailures{}
+	failures := &test.LaunchFailures{}
 	clk.Step(garbagecollection.GracePeriod)
 	if _, err := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), failures).Reconcile(context.Background()); err != nil {
 		t.Fatal(err)
@@ -149,8 +150,10 @@ func TestGarbageCollectionTouchesOnlyThisClustersVMs(t *testing.T) {
 	leaked := api.AddVM(cloudstack.VirtualMachine{Name: "leaked", State: "Running"}, ours)
 	namesake := api.AddVM(cloudstack.VirtualMachine{Name: "namesake", Displayname: "namesake [karpenter:" + unitCluster + ":other-uid]", State: "Running"},
 		map[string]string{v1.TagCluster: unitCluster, v1.TagClusterUID: "other-uid"})
-	api.AddVM(cloudstack.VirtualMachine{Name: "namesake-untagged", Displayname: "namesake-untagged [karpenter:" + unitCluster + ":other-uid]", State: "Running"}, nil)
+	namesakeUntagged := api.AddVM(cloudstack.VirtualMachine{Name: "namesake-untagged", Displayname: "namesake-untagged [karpenter:" + unitCluster + ":other-uid]", State: "Running"}, nil)
 	untagged := api.AddVM(cloudstack.VirtualMachine{Name: "untagged", Displayname: "untagged [karpenter:" + unitCluster + ":" + unitUID + "]", State: "Running"}, nil)
+	// Only their owner marks find the untagged VMs.
+	api.HideFromTagListings(namesakeUntagged, untagged)
 	legacyTags := map[string]string{v1.TagCluster: unitCluster}
 	legacyClaimed := api.AddVM(cloudstack.VirtualMachine{Name: "legacy-claimed", Displayname: "legacy-claimed [karpenter:" + unitCluster + "]", State: "Running"}, legacyTags)
 	legacyOrphan := api.AddVM(cloudstack.VirtualMachine{Name: "legacy-orphan", Displayname: "legacy-orphan [karpenter:" + unitCluster + "]", State: "Running"}, legacyTags)
@@ -158,7 +161,7 @@ func TestGarbageCollectionTouchesOnlyThisClustersVMs(t *testing.T) {
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "legacy-claimed"}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + legacyClaimed}},
 	).Build()
 	clk.Step(garbagecollection.GracePeriod)
-	if _, err := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), &fake.LaunchFailures{}).Reconcile(context.Background()); err != nil {
+	if _, err := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), &test.LaunchFailures{}).Reconcile(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	destroyed := map[string]bool{}
@@ -188,10 +191,12 @@ func TestGarbageCollectionCollectsVMsInProjectsNoNodeClassNames(t *testing.T) {
 	const project = "5b7e4c1a-0000-4000-8000-000000000010"
 	clk, api, ours := unitCloud()
 	api.AddProject(project, "old-project")
+	// The VM is listed over every project, not in the default scope.
+	api.ListVMsOnlyIn(csapi.Scope{ProjectID: csapi.AllProjects})
 	left := api.AddVM(cloudstack.VirtualMachine{Name: "left", State: "Running", Projectid: project}, ours)
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).Build()
 	clk.Step(garbagecollection.GracePeriod)
-	if _, err := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), &fake.LaunchFailures{}).Reconcile(context.Background()); err != nil {
+	if _, err := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), &test.LaunchFailures{}).Reconcile(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if destroys := api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != left {
@@ -199,7 +204,7 @@ func TestGarbageCollectionCollectsVMsInProjectsNoNodeClassNames(t *testing.T) {
 	}
 }
 
-// instancesOf is the instance provider of cluster over the in-process fake.
+// instancesOf is the instance provider of cluster over the in-process recorder.
 func instancesOf(api csapi.API, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
 	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster, ClusterUID: unitUID},
 		instance.NewWatcher(api, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())

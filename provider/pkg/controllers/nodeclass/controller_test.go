@@ -28,27 +28,27 @@ import (
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 var _ = Describe("Status", func() {
-	It("resolves the fake's default world and becomes Ready", func() {
+	It("resolves the canned account and becomes Ready", func() {
 		nodeClass := test.NodeClass()
 		ExpectApplied(ctx, env.Client, nodeClass)
 		ExpectObjectReconciled(ctx, env.Client, controller, nodeClass)
 		nodeClass = ExpectExists(ctx, env.Client, nodeClass)
 
 		Expect(nodeClass.StatusConditions().Root().IsTrue()).To(BeTrue())
-		Expect(nodeClass.Status.Zones).To(HaveLen(len(fake.ZoneNames)))
-		Expect(nodeClass.Status.Networks).To(HaveLen(len(fake.ZoneNames)))
+		Expect(nodeClass.Status.Zones).To(HaveLen(len(recorder.ZoneNames)))
+		Expect(nodeClass.Status.Networks).To(HaveLen(len(recorder.ZoneNames)))
 		// The newest template of each zone, and of its arm64 build where the zone has one.
-		Expect(nodeClass.Status.Templates).To(HaveLen(len(fake.ZoneNames) + 1))
-		Expect(nodeClass.Status.ServiceOfferings).To(HaveLen(len(fake.DefaultOfferings)))
+		Expect(nodeClass.Status.Templates).To(HaveLen(len(recorder.ZoneNames) + 1))
+		Expect(nodeClass.Status.ServiceOfferings).To(HaveLen(len(recorder.Offerings)))
 		for _, t := range nodeClass.Status.Templates {
 			if t.Architecture == "arm64" {
-				Expect(t.Name).To(Equal(fake.ArmTemplate))
-				Expect(t.ZoneID).To(Equal(nodeClass.Status.Zones[slices.IndexFunc(nodeClass.Status.Zones, func(z v1.Zone) bool { return z.Name == fake.ArmZone })].ID))
+				Expect(t.Name).To(Equal(recorder.ArmTemplate))
+				Expect(t.ZoneID).To(Equal(nodeClass.Status.Zones[slices.IndexFunc(nodeClass.Status.Zones, func(z v1.Zone) bool { return z.Name == recorder.ArmZone })].ID))
 				continue
 			}
 			Expect(t.Name).To(Equal("ubuntu-24.04-kube-v1.36"))
@@ -124,7 +124,7 @@ var _ = Describe("Status", func() {
 		nodeClass = ExpectExists(ctx, env.Client, nodeClass)
 		templates := nodeClass.Status.Templates
 
-		controller = nodeclass.NewController(env.Client, recorder, providers(api))
+		controller = nodeclass.NewController(env.Client, eventRecorder, providers(api))
 		api.FailCalls("listTemplates", errors.New("connection reset"), 1)
 		Expect(ExpectObjectReconcileFailed(ctx, env.Client, controller, nodeClass)).To(MatchError(ContainSubstring("listing templates, connection reset")))
 		nodeClass = ExpectExists(ctx, env.Client, nodeClass)

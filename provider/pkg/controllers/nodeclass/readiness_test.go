@@ -33,14 +33,14 @@ import (
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 var _ = Describe("Readiness", func() {
 	readyEvents := func(reason string) []events.Event {
 		var out []events.Event
-		for _, e := range recorder.Events() {
+		for _, e := range eventRecorder.Events() {
 			if e.Reason == reason {
 				out = append(out, e)
 			}
@@ -99,7 +99,7 @@ var _ = Describe("Readiness", func() {
 			cells[c.Name] = table.Rows[0].Cells[i]
 		}
 		Expect(cells).To(HaveKeyWithValue("Ready", "True"))
-		Expect(cells).To(HaveKeyWithValue("Zones", strings.Join(fake.ZoneNames, ",")))
+		Expect(cells).To(HaveKeyWithValue("Zones", strings.Join(recorder.ZoneNames, ",")))
 		nodeClass = ExpectExists(ctx, env.Client, nodeClass)
 		var templates []string
 		for _, t := range nodeClass.Status.Templates {
@@ -109,6 +109,6 @@ var _ = Describe("Readiness", func() {
 		}
 		Expect(templates).To(ContainElement("ubuntu-24.04-kube-v1.36"))
 		Expect(cells).To(HaveKeyWithValue("Templates", strings.Join(templates, ",")))
-		Expect(cells).To(HaveKeyWithValue("Offerings", BeEquivalentTo(len(fake.DefaultOfferings))))
+		Expect(cells).To(HaveKeyWithValue("Offerings", BeEquivalentTo(len(recorder.Offerings))))
 	})
 })

@@ -29,19 +29,19 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 const clusterName = "test-cluster"
 
 var (
-	ctx        context.Context
-	env        *coretest.Environment
-	api        *fake.API
-	recorder   *coretest.EventRecorder
-	controller *nodeclass.Controller
+	ctx           context.Context
+	env           *coretest.Environment
+	api           *recorder.API
+	eventRecorder *coretest.EventRecorder
+	controller    *nodeclass.Controller
 	// csapiScope is the scope of test.NodeClass(), which sets no project or domain.
 	csapiScope csapi.Scope
 )
@@ -56,8 +56,8 @@ var _ = BeforeSuite(func() {
 	var err error
 	env, err = test.NewEnvironment()
 	Expect(err).ToNot(HaveOccurred())
-	api = fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
-	recorder = coretest.NewEventRecorder()
+	api = recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	eventRecorder = coretest.NewEventRecorder()
 })
 
 var _ = AfterSuite(func() {
@@ -68,8 +68,8 @@ var _ = AfterSuite(func() {
 
 var _ = BeforeEach(func() {
 	api.Reset()
-	recorder.Reset()
-	controller = nodeclass.NewController(env.Client, recorder, providers(api))
+	eventRecorder.Reset()
+	controller = nodeclass.NewController(env.Client, eventRecorder, providers(api))
 })
 
 var _ = AfterEach(func() {

@@ -41,8 +41,8 @@ var _ = Describe("Termination", func() {
 		nodeClass = ExpectExists(ctx, env.Client, nodeClass)
 		ExpectObjectReconciled(ctx, env.Client, controller, nodeClass)
 		ExpectExists(ctx, env.Client, nodeClass)
-		Expect(recorder.Calls(nodeclass.ReasonWaitingOnNodeClaims)).To(Equal(1))
-		Expect(recorder.DetectedEvent("Waiting on NodeClaim termination for " + nodeClaim.Name)).To(BeTrue())
+		Expect(eventRecorder.Calls(nodeclass.ReasonWaitingOnNodeClaims)).To(Equal(1))
+		Expect(eventRecorder.DetectedEvent("Waiting on NodeClaim termination for " + nodeClaim.Name)).To(BeTrue())
 		Expect(api.ListAffinityGroups(ctx, csapiScope)).To(HaveLen(1))
 
 		ExpectDeleted(ctx, env.Client, nodeClaim)

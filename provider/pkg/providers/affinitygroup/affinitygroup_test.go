@@ -24,6 +24,7 @@ import (
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func withAffinity(t v1.AffinityType) *v1.CloudStackNodeClass {
@@ -102,6 +103,7 @@ var _ = Describe("Delete", func() {
 		Expect(err).ToNot(HaveOccurred())
 		Expect(provider.Delete(ctx, nodeClass, group)).To(Succeed())
 		Expect(api.ListAffinityGroups(ctx, csapiScope)).To(BeEmpty())
+		api.FailCalls("deleteAffinityGroup", recorder.NotFound("deleteAffinityGroup", "id", group.ID), 1)
 		Expect(provider.Delete(ctx, nodeClass, group)).To(Succeed())
 	})
 	It("creates the group again after it was deleted", func() {

@@ -27,14 +27,14 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/affinitygroup"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 var (
 	ctx      context.Context
-	api      *fake.API
+	api      *recorder.API
 	provider *affinitygroup.DefaultProvider
 	// csapiScope is the scope of test.NodeClass(), which sets no project or domain.
 	csapiScope csapi.Scope
@@ -47,7 +47,7 @@ func TestAffinityGroup(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	api = fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	api = recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
 })
 
 var _ = BeforeEach(func() {

@@ -26,7 +26,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
-// BenchmarkLaunchCallsPerNode launches 100 NodeClaims at once against the in-process fake cloud
+// BenchmarkLaunchCallsPerNode launches 100 NodeClaims at once against the call recorder
 // with 10 s deploy jobs and reports the CloudStack calls each node cost (target <= 1.5).
 func BenchmarkLaunchCallsPerNode(b *testing.B) {
 	const nodes = 100

@@ -26,9 +26,9 @@ import (
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func withArch(nc *karpv1.NodeClaim, arch string) *karpv1.NodeClaim {
@@ -40,8 +40,8 @@ func withArch(nc *karpv1.NodeClaim, arch string) *karpv1.NodeClaim {
 
 func TestLaunchBootsTheTemplateOfTheOfferingsArchitecture(t *testing.T) {
 	e := newEnv(t)
-	e.nodeClass = fake.WithArm64(e.nodeClass)
-	e.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, e.unavailable).List(context.Background(), e.nodeClass)
+	e.nodeClass = recorder.WithArm64(e.nodeClass)
+	e.types, _ = instancetype.NewDefaultProvider("", test.ModelPrices{}, e.unavailable).List(context.Background(), e.nodeClass)
 	templateOf := func(zoneID, arch string) v1.Template {
 		for _, tpl := range e.nodeClass.Status.Templates {
 			if tpl.ZoneID == zoneID && tpl.Architecture == arch {
@@ -57,12 +57,12 @@ func TestLaunchBootsTheTemplateOfTheOfferingsArchitecture(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := e.api.Calls("deployVirtualMachine")[0].Args.(csapi.DeployRequest)
-	if arm := templateOf(req.ZoneID, "arm64"); req.TemplateID != arm.ID || launch.Zone.Name != fake.ArmZone || launch.Labels()[corev1.LabelArchStable] != "arm64" {
-		t.Errorf("an arm64 NodeClaim deployed template %s in %s with labels %v, want %s in %s labelled arm64", req.TemplateID, launch.Zone.Name, launch.Labels(), arm.ID, fake.ArmZone)
+	if arm := templateOf(req.ZoneID, "arm64"); req.TemplateID != arm.ID || launch.Zone.Name != recorder.ArmZone || launch.Labels()[corev1.LabelArchStable] != "arm64" {
+		t.Errorf("an arm64 NodeClaim deployed template %s in %s with labels %v, want %s in %s labelled arm64", req.TemplateID, launch.Zone.Name, launch.Labels(), arm.ID, recorder.ArmZone)
 	}
 
 	// Without an architecture requirement, amd64 wins the tie in the zone that has both.
-	launch, err = e.create(t, test.InZone(test.NodeClaim("node-any", "gplarge"), fake.ArmZone))
+	launch, err = e.create(t, test.InZone(test.NodeClaim("node-any", "gplarge"), recorder.ArmZone))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func TestCreateDeploysTheCheapestCompatibleOffering(t *testing.T) {
@@ -53,6 +54,10 @@ func TestCreateDeploysTheCheapestCompatibleOffering(t *testing.T) {
 	}
 	if launch.InstanceType.Name != "gplarge" || launch.Instance.ID != e.api.VMs()[0].Id {
 		t.Errorf("launched %s as %s, want the cheaper gplarge as the deployed VM", launch.InstanceType.Name, launch.Instance.ID)
+	}
+	templateInZone := slices.ContainsFunc(e.nodeClass.Status.Templates, func(tpl v1.Template) bool { return tpl.ID == req.TemplateID && tpl.ZoneID == req.ZoneID })
+	if req.ServiceOfferingID != offeringID(t, e, "gplarge") || req.ZoneID != launch.Zone.ID || !templateInZone || req.NetworkIDs[0] != networkIn(t, e.nodeClass, req.ZoneID) {
+		t.Errorf("deploy request %+v does not name gplarge's offering, the launch's zone, and a template and network of that zone", req)
 	}
 	if launch.Labels()[corev1.LabelTopologyZone] != launch.Instance.ZoneName || launch.Labels()[corev1.LabelArchStable] != "amd64" {
 		t.Errorf("labels do not match the launch: %v", launch.Labels())
@@ -239,6 +244,8 @@ func TestATagJobFailingEveryTimeKeepsTheMarkedVM(t *testing.T) {
 	if n := e.failures.Len(); n != 0 {
 		t.Errorf("%d launches reported failed, want none", n)
 	}
+	// Untagged, the VM is found by its owner mark only.
+	e.api.HideFromTagListings(launch.Instance.ID)
 	all, err := e.provider.ListAll(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -320,9 +327,10 @@ func TestOnlyLaunchesThatMayHaveAPredecessorLookForOne(t *testing.T) {
 }
 
 func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
-	e := newEnv(t)
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: api, name: "node-y"} })
 	zone := e.nodeClass.Status.Zones[0]
 	predecessor := deployUntagged(t, e, "node-y", zone.ID)
+	e.api.HideFromTagListings(predecessor.ID)
 	launch, err := e.create(t, test.InZone(test.NodeClaim("node-y", "gplarge"), zone.Name))
 	if err != nil {
 		t.Fatal(err)
@@ -339,9 +347,10 @@ func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 // An adopted VM is tagged in a call of its own: a launch's createTags call fails as a whole
 // when one of its VMs is destroyed before the job runs, which an adopted VM must not suffer.
 func TestAnAdoptedVMSharesNoTagCallWithLaunches(t *testing.T) {
-	e := newEnv(t)
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: api, name: "node-old"} })
 	zone := e.nodeClass.Status.Zones[0]
 	predecessor := deployUntagged(t, e, "node-old", zone.ID)
+	e.api.HideFromTagListings(predecessor.ID)
 	results := e.createAll(t, test.InZone(test.NodeClaim("node-old", "gplarge"), zone.Name), test.InZone(test.NodeClaim("node-new", "gplarge"), zone.Name))
 	for _, r := range results {
 		if r.err != nil {
@@ -425,8 +434,9 @@ func TestLaunchedVMsCarryTheOwnerMarkBeforeTheirTags(t *testing.T) {
 func TestACustomShapeTheCloudRefusesIsMarkedUnavailableEverywhere(t *testing.T) {
 	e := newEnv(t)
 	// vm.serviceoffering.cpu.cores.max, which users cannot read, is below the offering's own
-	// maximum.
-	e.api.SetCustomOfferingMaximums(4, 0)
+	// maximum: CloudStack refuses the shape.
+	e.api.FailCalls("deployVirtualMachine", &csapi.APIError{Command: "deployVirtualMachine", Code: csapi.CodeParameterError, CSCode: 4350,
+		Text: "Invalid cpu cores value, specify a value between 1 and 4"}, 1)
 	_, err := e.create(t, test.NodeClaim("node-big", "custom-8c16g"))
 	if !cloudprovider.IsInsufficientCapacityError(err) || !csapi.IsShapeOutOfBounds(err) {
 		t.Fatalf("error %v, want an InsufficientCapacityError wrapping CloudStack's bounds error", err)

@@ -28,14 +28,14 @@ import (
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 // unlistedDeploys leaves deploy jobs out of listAsyncJobs, as a server does with a job outside
 // the watcher's scope, so that the watcher asks for them one by one.
-type unlistedDeploys struct{ *fake.API }
+type unlistedDeploys struct{ *recorder.API }
 
 func (u unlistedDeploys) ListAsyncJobs(ctx context.Context, scope csapi.Scope, startDate string) ([]*cloudstack.AsyncJob, error) {
 	jobs, err := u.API.ListAsyncJobs(ctx, scope, startDate)
@@ -43,7 +43,7 @@ func (u unlistedDeploys) ListAsyncJobs(ctx context.Context, scope csapi.Scope, s
 }
 
 func TestAServerErrorOnTheJobQueryDestroysNothing(t *testing.T) {
-	e := newEnvOver(t, func(api *fake.API) csapi.API { return unlistedDeploys{api} })
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { return unlistedDeploys{api} })
 	e.api.SetJobDuration(10 * time.Second)
 	e.api.FailCalls("queryAsyncJobResult", &csapi.APIError{Command: "queryAsyncJobResult", Code: 503, Text: "Service Unavailable"}, 2)
 	launch, err := e.create(t, test.NodeClaim("node-503", "gplarge"))
@@ -80,6 +80,7 @@ func TestADeployJobPastItsDeadlineIsDecidedByTheVMState(t *testing.T) {
 			id := launch.Instance.ID
 			if state == "" {
 				e.api.ExpungeVM(id)
+				e.api.FailCalls("destroyVirtualMachine", recorder.NotFound("destroyVirtualMachine", "id", id), 1)
 			} else {
 				e.api.SetVMState(id, state)
 			}

@@ -19,6 +19,7 @@ package instance_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,9 +32,9 @@ import (
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func TestGetMapsMissingAndDeadVMsToNotFound(t *testing.T) {
@@ -61,7 +62,8 @@ func TestListReturnsOnlyThisClustersLiveVMs(t *testing.T) {
 	// Deployed before the UID tag: core would delete its NodeClaim were it not listed.
 	legacy := e.api.AddVM(cloudstack.VirtualMachine{Name: "legacy", Displayname: "legacy [karpenter:" + clusterName + "]", State: "Running"}, map[string]string{v1.TagCluster: clusterName})
 	e.api.AddVM(cloudstack.VirtualMachine{Name: "destroyed", State: "Destroyed"}, ourTags())
-	// CloudStack matches tag values case-insensitively: another cluster's VM comes back too.
+	// CloudStack matches tag values case-insensitively: another cluster's VM comes back too (the
+	// recorder lists every VM).
 	e.api.AddVM(cloudstack.VirtualMachine{Name: "theirs", State: "Running"}, map[string]string{v1.TagCluster: "TEST-CLUSTER"})
 	// Another cluster given the same name.
 	e.api.AddVM(cloudstack.VirtualMachine{Name: "namesake", State: "Running"}, map[string]string{v1.TagCluster: clusterName, v1.TagClusterUID: otherUID})
@@ -134,7 +136,9 @@ func TestDeleteDestroysAgainAfterAFailedDestroyJob(t *testing.T) {
 
 func TestRebootOfAMissingVMFails(t *testing.T) {
 	e := newEnv(t)
-	if err := e.provider.Reboot(context.Background(), "00000000-0000-4000-8000-0000000000ff"); !cloudprovider.IsNodeRebootFailedError(err) {
+	const missing = "00000000-0000-4000-8000-0000000000ff"
+	e.api.FailCalls("rebootVirtualMachine", recorder.NotFound("rebootVirtualMachine", "id", missing), 1)
+	if err := e.provider.Reboot(context.Background(), missing); !cloudprovider.IsNodeRebootFailedError(err) {
 		t.Fatalf("Reboot of a missing VM: %v, want NodeRebootFailedError", err)
 	}
 	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, nil)
@@ -144,9 +148,11 @@ func TestRebootOfAMissingVMFails(t *testing.T) {
 }
 
 // gatedAPI holds the first listVirtualMachines call until released, so that Gets issued
-// meanwhile queue up behind it, and records the ids of every call.
+// meanwhile queue up behind it, and records the ids of every call. A listing that names the
+// unknown id fails as a whole, as CloudStack's does.
 type gatedAPI struct {
-	*fake.API
+	*recorder.API
+	unknown          string
 	entered, release chan struct{}
 	once             sync.Once
 
@@ -162,17 +168,21 @@ func (g *gatedAPI) ListVirtualMachines(ctx context.Context, scope csapi.Scope, f
 		close(g.entered)
 		<-g.release
 	})
+	if g.unknown != "" && slices.Contains(filter.IDs, g.unknown) {
+		return nil, recorder.NotFound("listVirtualMachines", "ids", g.unknown)
+	}
 	return g.API.ListVirtualMachines(ctx, scope, filter)
 }
 
-// queuedGets runs Get(first), and while its call is held, Gets of ids; it returns the errors of
+// queuedGets runs Get(first), and while its call is held, Gets of ids (one of them unknown to
+// CloudStack, unless empty); it returns the errors of
 // the queued Gets and the ids of every listVirtualMachines call. The Gets run in a synctest
 // bubble, which tells when each is blocked: the first in its call, the others queued behind
 // it. The provider is made outside, since its caches' janitors never end; the gate's channels
 // inside, since only a bubble's own channels block durably.
-func queuedGets(t *testing.T, e *env, first string, ids []string) ([]error, [][]string) {
+func queuedGets(t *testing.T, e *env, first string, ids []string, unknown string) ([]error, [][]string) {
 	t.Helper()
-	api := &gatedAPI{API: e.api}
+	api := &gatedAPI{API: e.api, unknown: unknown}
 	errs := make([]error, len(ids))
 	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, nil, e.unavailable, nil, nil, nil, cache.NewInstances())
 	synctest.Test(t, func(t *testing.T) {
@@ -197,7 +207,7 @@ func TestConcurrentGetsShareOneCallOfSixIDs(t *testing.T) {
 	for i := range 7 {
 		ids = append(ids, e.api.AddVM(cloudstack.VirtualMachine{Name: fmt.Sprintf("vm-%d", i), State: "Running"}, nil))
 	}
-	errs, calls := queuedGets(t, e, ids[0], ids[1:])
+	errs, calls := queuedGets(t, e, ids[0], ids[1:], "")
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("Get(%s): %v", ids[i+1], err)
@@ -213,7 +223,7 @@ func TestAnUnknownIDInABatchFailsOnlyItsOwnGet(t *testing.T) {
 	first := e.api.AddVM(cloudstack.VirtualMachine{Name: "first", State: "Running"}, nil)
 	known := e.api.AddVM(cloudstack.VirtualMachine{Name: "known", State: "Running"}, nil)
 	unknown := "00000000-0000-4000-8000-0000000000ff"
-	errs, calls := queuedGets(t, e, first, []string{known, unknown})
+	errs, calls := queuedGets(t, e, first, []string{known, unknown}, unknown)
 	if errs[0] != nil {
 		t.Errorf("Get of the known VM: %v", errs[0])
 	}
@@ -263,6 +273,8 @@ func (s projectScopes) Scopes(context.Context) ([]csapi.Scope, error) { return s
 func TestVMsOfANodeClassProjectAreFoundByGetListAndListAll(t *testing.T) {
 	const project = "5b7e4c1a-0000-4000-8000-000000000010"
 	e := newEnv(t)
+	// The project's VM is listed in its project and over all projects, not in the default scope.
+	e.api.ListVMsOnlyIn(csapi.Scope{ProjectID: project}, csapi.Scope{ProjectID: csapi.AllProjects})
 	e.nodeClass.Spec.Project = project
 	launch, err := e.create(t, test.NodeClaim("in-project"))
 	if err != nil {

@@ -34,7 +34,7 @@ import (
 // newLimitedEnv is newEnv whose provider checks CloudStack's limits, set to owner.
 func newLimitedEnv(t *testing.T, owner csapi.Remaining) *env {
 	e := newEnv(t)
-	e.api.SetLimits(owner, csapi.Remaining{VMs: csapi.Unlimited, CPU: csapi.Unlimited, MemoryMiB: csapi.Unlimited})
+	e.api.SetRemaining(owner, csapi.Remaining{VMs: csapi.Unlimited, CPU: csapi.Unlimited, MemoryMiB: csapi.Unlimited})
 	e.provider = instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, Limits: limits.NewDefaultProvider(e.api, e.clk)},
 		e.watcher, e.unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	return e

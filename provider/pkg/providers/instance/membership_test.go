@@ -135,17 +135,16 @@ func TestDeleteLeavesTheCKSClusterBeforeDestroying(t *testing.T) {
 
 func TestARefusedOrNeedlessRemovalStillDestroys(t *testing.T) {
 	for name, removal := range map[string]error{
-		"refused":       &csapi.APIError{Command: "removeVirtualMachinesFromKubernetesCluster", Code: 531, Text: "denied"},
-		"not a member":  nil, // the fake answers CloudStack's 530 "not part of the CKS cluster"
+		"refused": &csapi.APIError{Command: "removeVirtualMachinesFromKubernetesCluster", Code: 531, Text: "denied"},
+		"not a member": &csapi.APIError{Command: "removeVirtualMachinesFromKubernetesCluster", Code: csapi.CodeInternalError, CSCode: 9999,
+			Text: "Provided VMs are not part of the CKS cluster"},
 		"unknown error": errors.New("something else"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
 			e.inCKSCluster()
 			id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, ourTags())
-			if removal != nil {
-				e.api.FailCalls("removeVirtualMachinesFromKubernetesCluster", removal, 1)
-			}
+			e.api.FailCalls("removeVirtualMachinesFromKubernetesCluster", removal, 1)
 			if err := e.deleteUntilGone(t, id); err != nil {
 				t.Fatal(err)
 			}

@@ -30,6 +30,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 // A deploy refused because the name is taken adopts the VM of that name only when it is this
@@ -50,13 +51,13 @@ func TestAdoptionByNameTakesOnlyThisClustersVM(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: api, name: "node-a"} })
 			zone := e.nodeClass.Status.Zones[0]
 			existing := deployNamed(t, e, "node-a", c.displayName, zone.ID)
-			if c.tags != nil {
-				if _, err := e.api.CreateTags(context.Background(), []string{existing.ID}, c.tags); err != nil {
-					t.Fatal(err)
-				}
+			if c.tags == nil {
+				e.api.HideFromTagListings(existing.ID)
+			} else if _, err := e.api.CreateTags(context.Background(), []string{existing.ID}, c.tags); err != nil {
+				t.Fatal(err)
 			}
 			tagsBefore := len(e.api.Calls("createTags"))
 			launch, err := e.create(t, test.InZone(test.NodeClaim("node-a", "gplarge"), zone.Name))
@@ -81,13 +82,14 @@ func TestAdoptionByNameTakesOnlyThisClustersVM(t *testing.T) {
 }
 
 // CloudStack releases before the exact name filter list every VM whose name contains the
-// given one (the fake does): a VM of this cluster whose name merely contains the NodeClaim's
-// is not its VM.
+// given one (the recorder lists every VM): a VM of this cluster whose name merely contains the
+// NodeClaim's is not its VM.
 func TestAdoptionByNameRefusesASubstringMatch(t *testing.T) {
-	e := newEnv(t)
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: api, name: "node-b"} })
 	zone := e.nodeClass.Status.Zones[0]
-	deployNamed(t, e, "node-b", "node-b", zone.ID) // someone else's: the deploy is refused
+	theirs := deployNamed(t, e, "node-b", "node-b", zone.ID) // someone else's: the deploy is refused
 	longer := deployUntagged(t, e, "node-b-2", zone.ID)
+	e.api.HideFromTagListings(theirs.ID, longer.ID)
 	launch, err := e.create(t, test.InZone(test.NodeClaim("node-b", "gplarge"), zone.Name))
 	if err == nil || launch != nil {
 		t.Fatalf("Create = %+v, %v; want it refused, not %s (node-b-2) adopted", launch, err, longer.ID)
@@ -102,6 +104,8 @@ func TestAdoptionByNameRefusesASubstringMatch(t *testing.T) {
 func TestAVMInAProjectNoNodeClassNamesIsNotFinalizedWhileItRuns(t *testing.T) {
 	const project = "5b7e4c1a-0000-4000-8000-000000000010"
 	e := newEnv(t)
+	// The VM is listed in its project and over all projects, not in the default scope.
+	e.api.ListVMsOnlyIn(csapi.Scope{ProjectID: project}, csapi.Scope{ProjectID: csapi.AllProjects})
 	e.api.AddProject(project, "old-project")
 	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "moved", State: "Running", Projectid: project}, ourTags())
 	// Every NodeClass deploys in the default scope now.
@@ -124,6 +128,7 @@ func TestAVMInAProjectNoNodeClassNamesIsNotFinalizedWhileItRuns(t *testing.T) {
 // when the destroy job has finished or CloudStack answers that the id does not exist.
 func TestDeleteDestroysAVMGetCouldNotSee(t *testing.T) {
 	e := newEnv(t)
+	e.api.ListVMsOnlyIn()
 	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "hidden", State: "Running", Projectid: "5b7e4c1a-0000-4000-8000-000000000011"}, ourTags())
 	ctx := context.Background()
 	if _, err := e.provider.Get(ctx, id); !isNotFound(err) {
@@ -140,6 +145,8 @@ func TestDeleteDestroysAVMGetCouldNotSee(t *testing.T) {
 	}
 	expunged := e.api.AddVM(cloudstack.VirtualMachine{Name: "expunged", State: "Running"}, ourTags())
 	e.api.ExpungeVM(expunged)
+	e.api.FailCalls("destroyVirtualMachine", &csapi.APIError{Command: "destroyVirtualMachine", Code: csapi.CodeParameterError, CSCode: 4350,
+		Text: "Unable to find a virtual machine with specified vmId"}, 1)
 	if err := e.provider.Delete(ctx, expunged); !isNotFound(err) {
 		t.Fatalf("Delete of an expunged VM = %v, want NodeClaimNotFound", err)
 	}

@@ -26,14 +26,14 @@ import (
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 // deploysInFlight records, at each deploy, the most VMs still Starting (their deploy job has not
 // placed them yet) in the deploy's affinity group and in other groups.
 type deploysInFlight struct {
-	*fake.API
+	*recorder.API
 	mu                     sync.Mutex
 	sameGroup, otherGroups int
 }
@@ -60,7 +60,7 @@ func (d *deploysInFlight) DeployVirtualMachine(ctx context.Context, req csapi.De
 // observed.
 func strictEnv(t *testing.T) (*env, *deploysInFlight) {
 	observed := &deploysInFlight{}
-	e := newEnvOver(t, func(api *fake.API) csapi.API { observed.API = api; return observed })
+	e := newEnvOver(t, func(api *recorder.API) csapi.API { observed.API = api; return observed })
 	e.nodeClass.Spec.Affinity = &v1.Affinity{Type: v1.AffinityTypeHostAntiAffinity}
 	// Launches that are not serialised all deploy long before the first job ends.
 	e.api.SetJobDuration(time.Minute)

@@ -18,6 +18,7 @@ package instance_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,11 +33,11 @@ import (
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 const (
@@ -55,10 +56,10 @@ func init() {
 	log.SetLogger(logr.Discard())
 }
 
-// env is the instance provider over the in-process fake cloud, with a fake clock that the
-// tests move to finish async jobs.
+// env is the instance provider over the call recorder, with a fake clock that the tests move
+// to finish async jobs.
 type env struct {
-	api         *fake.API
+	api         *recorder.API
 	clk         *clocktesting.FakeClock
 	provider    *instance.DefaultProvider
 	unavailable *cache.UnavailableOfferings
@@ -66,7 +67,7 @@ type env struct {
 	types       []*cloudprovider.InstanceType
 	userData    *recordingUserData
 	watcher     *instance.Watcher
-	failures    *fake.LaunchFailures
+	failures    *test.LaunchFailures
 }
 
 type recordingUserData struct {
@@ -88,34 +89,27 @@ func (fixedAffinityGroup) Ensure(_ context.Context, _ *v1.CloudStackNodeClass, n
 	return v1.AffinityGroup{ID: "ag-" + nodePool, Name: "karpenter-test-" + nodePool, NodePool: nodePool}, nil
 }
 
-type modelPrices struct{}
-
-func (modelPrices) Price(o v1.ServiceOffering, cpu, mem int64) float64 {
-	return pricing.Model(cpu, mem, o.GPUs)
-}
-func (modelPrices) SeqNum() uint64 { return 0 }
-
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	return newEnvOver(t, func(api *fake.API) csapi.API { return api })
+	return newEnvOver(t, func(api *recorder.API) csapi.API { return api })
 }
 
-// newEnvOver is newEnv with the provider and the watcher calling the fake through wrap, for
-// tests that change or observe what the cloud answers.
-func newEnvOver(t testing.TB, wrap func(*fake.API) csapi.API) *env {
+// newEnvOver is newEnv with the provider and the watcher calling the recorder through wrap,
+// for tests that change or observe what the cloud answers.
+func newEnvOver(t testing.TB, wrap func(*recorder.API) csapi.API) *env {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	api := fake.NewAPI(clk)
+	api := recorder.NewAPI(clk)
 	unavailable := cache.NewUnavailableOfferings(clk, cache.UnavailableOfferingsTTL)
 	cloud := wrap(api)
 	watcher := instance.NewWatcher(cloud, clk, instance.DefaultPollInterval, csapi.Scope{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
-	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}, watcher: watcher, failures: &fake.LaunchFailures{}}
+	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}, watcher: watcher, failures: &test.LaunchFailures{}}
 	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, watcher, unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
-	e.nodeClass = fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
-	e.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, e.nodeClass)
+	e.nodeClass = recorder.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
+	e.types, _ = instancetype.NewDefaultProvider("", test.ModelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e
 }
 
@@ -210,4 +204,19 @@ func (e *env) create(t testing.TB, nc *karpv1.NodeClaim) (*instance.Launch, erro
 
 func isNotFound(err error) bool {
 	return cloudprovider.IsNodeClaimNotFoundError(err)
+}
+
+// nameTaken refuses a deploy of the name as CloudStack does when a VM of the network has it,
+// and leaves the refused call unrecorded.
+type nameTaken struct {
+	csapi.API
+	name string
+}
+
+func (n nameTaken) DeployVirtualMachine(ctx context.Context, req csapi.DeployRequest) (csapi.Created, error) {
+	if req.Name == n.name {
+		return csapi.Created{}, &csapi.APIError{Command: "deployVirtualMachine", Code: csapi.CodeParameterError, CSCode: 4350,
+			Text: "The vm with hostName " + req.Name + " already exists in the network domain: cs.internal; network=" + strings.Join(req.NetworkIDs, ",")}
+	}
+	return n.API.DeployVirtualMachine(ctx, req)
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -30,9 +31,9 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/recovery"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 // The watcher tests run in synctest bubbles: time moves only once every goroutine waits, so
@@ -49,7 +50,7 @@ func startWatcher(t *testing.T, api csapi.API) *instance.Watcher {
 }
 
 // destroyJob starts the destroy job of a new running VM.
-func destroyJob(t *testing.T, api *fake.API, name string) string {
+func destroyJob(t *testing.T, api *recorder.API, name string) string {
 	t.Helper()
 	jobID, err := api.DestroyVirtualMachine(context.Background(), api.AddVM(cloudstack.VirtualMachine{Name: name, State: "Running"}, nil), false)
 	if err != nil {
@@ -62,7 +63,7 @@ func destroyJob(t *testing.T, api *fake.API, name string) string {
 // job reports the deploy job too, rather than the next one.
 func TestJobsWatchedBeforeAPollAreReportedByIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		api := fake.NewAPI(clock.RealClock{})
+		api := recorder.NewAPI(clock.RealClock{})
 		jobIDs := []string{destroyJob(t, api, "a"), destroyJob(t, api, "b")}
 		w := startWatcher(t, api)
 		jobs := []*instance.Job{w.Watch(jobIDs[0]), w.Watch(jobIDs[1])}
@@ -79,7 +80,7 @@ func TestJobsWatchedBeforeAPollAreReportedByIt(t *testing.T) {
 }
 
 // panicsOnce answers the first listAsyncJobs with a panic, as a bug on the way to the answer
-// would, and every later call as the fake does.
+// would, and every later call as the recorder does.
 type panicsOnce struct {
 	csapi.API
 	panicked atomic.Bool
@@ -94,7 +95,7 @@ func (p *panicsOnce) ListAsyncJobs(ctx context.Context, scope csapi.Scope, start
 
 func TestTheWatcherOutlivesAPanicInAPoll(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		api := fake.NewAPI(clock.RealClock{})
+		api := recorder.NewAPI(clock.RealClock{})
 		jobID := destroyJob(t, api, "a")
 		before := testutil.ToFloat64(recovery.Panics.WithLabelValues("job watcher"))
 		job := startWatcher(t, &panicsOnce{API: api}).Watch(jobID)
@@ -109,14 +110,31 @@ func TestTheWatcherOutlivesAPanicInAPoll(t *testing.T) {
 	})
 }
 
+// listedSince answers listAsyncJobs without the job once a poll asks for jobs started after
+// it: the canned answer of a server whose listing the job has left.
+type listedSince struct {
+	*recorder.API
+	job     string
+	started time.Time
+}
+
+func (l listedSince) ListAsyncJobs(ctx context.Context, scope csapi.Scope, startDate string) ([]*cloudstack.AsyncJob, error) {
+	jobs, err := l.API.ListAsyncJobs(ctx, scope, startDate)
+	if since, _ := time.Parse(csapi.DateLayout, startDate); since.After(l.started) {
+		jobs = slices.DeleteFunc(jobs, func(j *cloudstack.AsyncJob) bool { return j.JobID == l.job })
+	}
+	return jobs, err
+}
+
 // A job that runs for long no longer pins the start of every poll's listing: once it is older
 // than the poll window it is asked about on its own, at most once a minute, until it ends.
 func TestAJobOlderThanThePollWindowIsQueriedAloneAndRarely(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		api := fake.NewAPI(clock.RealClock{})
+		api := recorder.NewAPI(clock.RealClock{})
 		api.SetJobDuration(40 * time.Minute)
 		started := time.Now()
-		job := startWatcher(t, api).Watch(destroyJob(t, api, "slow"))
+		jobID := destroyJob(t, api, "slow")
+		job := startWatcher(t, listedSince{API: api, job: jobID, started: started}).Watch(jobID)
 		time.Sleep(30 * time.Minute)
 		synctest.Wait()
 		polls := api.Calls("listAsyncJobs")
@@ -142,7 +160,7 @@ func TestAJobOlderThanThePollWindowIsQueriedAloneAndRarely(t *testing.T) {
 
 func TestAJobWithoutOutcomeEndsAtItsDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		api := fake.NewAPI(clock.RealClock{})
+		api := recorder.NewAPI(clock.RealClock{})
 		api.SetJobDuration(24 * time.Hour)
 		job := startWatcher(t, api).Watch(destroyJob(t, api, "stuck"))
 		time.Sleep(instance.JobDeadline - instance.DefaultPollInterval)
@@ -160,7 +178,7 @@ func TestAJobWithoutOutcomeEndsAtItsDeadline(t *testing.T) {
 // one wider listing costs less than a query each.
 func TestManyOldJobsAreListedNotQueried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		api := fake.NewAPI(clock.RealClock{})
+		api := recorder.NewAPI(clock.RealClock{})
 		api.SetJobDuration(20 * time.Minute)
 		w := startWatcher(t, api)
 		var jobs []*instance.Job

@@ -34,15 +34,16 @@ import (
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func setup(t testing.TB) (*instancetype.DefaultProvider, *cache.UnavailableOfferings, *v1.CloudStackNodeClass) {
 	t.Helper()
 	unavailable := cache.NewUnavailableOfferings(clocktesting.NewFakeClock(time.Now()), cache.UnavailableOfferingsTTL)
-	return instancetype.NewDefaultProvider("", fake.ModelPrices{}, unavailable), unavailable, fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
+	return instancetype.NewDefaultProvider("", test.ModelPrices{}, unavailable), unavailable, recorder.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 }
 
 func byName(types []*cloudprovider.InstanceType) map[string]*cloudprovider.InstanceType {
@@ -286,7 +287,7 @@ func TestArm64IsOfferedOnlyWhereAnArm64TemplateResolves(t *testing.T) {
 		t.Errorf("with x86_64 templates only, arm64 is offered in %v", zones)
 	}
 
-	types, err = p.List(context.Background(), fake.WithArm64(nc))
+	types, err = p.List(context.Background(), recorder.WithArm64(nc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,15 +295,15 @@ func TestArm64IsOfferedOnlyWhereAnArm64TemplateResolves(t *testing.T) {
 	if archs := archsOf(large); !slices.Equal(archs, []string{"amd64", "arm64"}) {
 		t.Errorf("gplarge allows %v, want [amd64 arm64]", archs)
 	}
-	if zones := offeredZones(large, arm64In()); !slices.Equal(zones, []string{fake.ArmZone}) {
-		t.Errorf("arm64 is offered in %v, want only %s, the zone of the arm64 template", zones, fake.ArmZone)
+	if zones := offeredZones(large, arm64In()); !slices.Equal(zones, []string{recorder.ArmZone}) {
+		t.Errorf("arm64 is offered in %v, want only %s, the zone of the arm64 template", zones, recorder.ArmZone)
 	}
 	if zones := offeredZones(large, arm64In("zone-b")); len(zones) != 0 {
 		t.Errorf("arm64 in zone-b, which has an x86_64 template only, is offered in %v", zones)
 	}
 	amd64 := scheduling.NewRequirements(scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, "amd64"))
-	if zones := offeredZones(large, amd64); !slices.Equal(zones, fake.ZoneNames) {
-		t.Errorf("amd64 is offered in %v, want every zone %v", zones, fake.ZoneNames)
+	if zones := offeredZones(large, amd64); !slices.Equal(zones, recorder.ZoneNames) {
+		t.Errorf("amd64 is offered in %v, want every zone %v", zones, recorder.ZoneNames)
 	}
 
 	// An offering limited to zones without the arm64 template is amd64 only.

@@ -31,8 +31,8 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/kubernetescluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 const nodeVM = "6f1c0f4e-0000-4000-8000-000000000001"
@@ -49,8 +49,15 @@ func find(api csapi.API, kube client.Reader, nodeName string) (*kubernetescluste
 	return kubernetescluster.Find(context.Background(), api, kube, clocktesting.NewFakeClock(time.Now()), nodeName, cloudprovider.ParseProviderID)
 }
 
+// cksAPI is a recorder whose listCapabilities says the Kubernetes Service is on.
+func cksAPI() *recorder.API {
+	api := recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	api.SetCapabilities(cloudstack.Capability{Kubernetesserviceenabled: true})
+	return api
+}
+
 func TestFindNamesTheClusterHoldingTheNodesVM(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	api := cksAPI()
 	api.AddKubernetesCluster("other", csapi.ClusterTypeCloudManaged, "6f1c0f4e-0000-4000-8000-000000000099")
 	want := api.AddKubernetesCluster("prod", csapi.ClusterTypeExternalManaged, nodeVM)
 	got, err := find(api, nodes(node("prod-control-1", cloudprovider.ProviderID(nodeVM))), "prod-control-1")
@@ -66,7 +73,7 @@ func TestFindNamesTheClusterHoldingTheNodesVM(t *testing.T) {
 }
 
 func TestFindFindsNothingOutsideCKS(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	api := recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
 	if got, err := find(api, nodes(), ""); got != nil || err != nil || len(api.Calls("")) != 0 {
 		t.Errorf("without a node: %+v, %v, %d calls; want nothing and no call", got, err, len(api.Calls("")))
 	}
@@ -76,6 +83,7 @@ func TestFindFindsNothingOutsideCKS(t *testing.T) {
 	if calls := api.Calls("listKubernetesClusters"); len(calls) != 0 {
 		t.Errorf("listKubernetesClusters called with the service off: its commands do not exist then")
 	}
+	api.SetCapabilities(cloudstack.Capability{Kubernetesserviceenabled: true})
 	api.AddKubernetesCluster("prod", csapi.ClusterTypeCloudManaged, "6f1c0f4e-0000-4000-8000-000000000099")
 	if got, err := find(api, nodes(node("n", cloudprovider.ProviderID(nodeVM))), "n"); got != nil || err != nil {
 		t.Errorf("a node whose VM is in no cluster: %+v, %v", got, err)
@@ -83,7 +91,7 @@ func TestFindFindsNothingOutsideCKS(t *testing.T) {
 }
 
 func TestFindMatchesByNameANodeWithoutACloudStackProviderID(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	api := cksAPI()
 	control := api.AddVM(cloudstack.VirtualMachine{Name: "prod-control-1", State: "Running"}, nil)
 	api.AddKubernetesCluster("prod", csapi.ClusterTypeCloudManaged, control)
 	for _, providerID := range []string{"", "kind://docker/kind/kind-control-plane"} {
@@ -95,7 +103,7 @@ func TestFindMatchesByNameANodeWithoutACloudStackProviderID(t *testing.T) {
 }
 
 func TestFindFailsOnARefusedLookupAndAMissingNode(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	api := cksAPI()
 	api.AddKubernetesCluster("prod", csapi.ClusterTypeCloudManaged, nodeVM)
 	if _, err := find(api, nodes(), "gone"); err == nil {
 		t.Error("a node that does not exist: no error")

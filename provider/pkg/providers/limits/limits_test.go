@@ -25,8 +25,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/limits"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 var (
@@ -45,8 +45,8 @@ func exceeded(t *testing.T, err error, resource, owner string) {
 
 func TestReservationsCountUntilTheNextRead(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
-	api := fake.NewAPI(clk)
-	api.SetLimits(csapi.Remaining{VMs: 3, CPU: 10, MemoryMiB: csapi.Unlimited}, unlimited)
+	api := recorder.NewAPI(clk)
+	api.SetRemaining(csapi.Remaining{VMs: 3, CPU: 10, MemoryMiB: csapi.Unlimited}, unlimited)
 	p := limits.NewDefaultProvider(api, clk)
 	var releases []func()
 	for range 2 {
@@ -70,7 +70,7 @@ func TestReservationsCountUntilTheNextRead(t *testing.T) {
 	if n := len(api.Calls("listProjects")) + len(api.Calls("listDomains")); n != 2 {
 		t.Fatalf("%d limit reads, want 2 (the project's and the domain's once)", n)
 	}
-	// The fake deployed nothing: once read again, all the room is back.
+	// Nothing was deployed: once read again, all the room is back.
 	clk.Step(limits.RefreshInterval)
 	if _, err := p.Reserve(ctx, project, 4, 8192); err != nil || len(api.Calls("listProjects")) != 2 {
 		t.Fatalf("after the refresh interval: %v, %d reads; want room and a second read", err, len(api.Calls("listProjects")))
@@ -83,18 +83,18 @@ func TestReservationsCountUntilTheNextRead(t *testing.T) {
 
 func TestTheDomainLimitHoldsForAnUnlimitedOwner(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
-	api := fake.NewAPI(clk)
-	api.SetLimits(unlimited, csapi.Remaining{VMs: csapi.Unlimited, CPU: csapi.Unlimited, MemoryMiB: 4096})
+	api := recorder.NewAPI(clk)
+	api.SetRemaining(unlimited, csapi.Remaining{VMs: csapi.Unlimited, CPU: csapi.Unlimited, MemoryMiB: 4096})
 	p := limits.NewDefaultProvider(api, clk)
 	_, err := p.Reserve(ctx, csapi.Scope{}, 2, 8192)
-	exceeded(t, err, "memory", "domain "+fake.FakeDomainID)
+	exceeded(t, err, "memory", "domain "+recorder.DomainID)
 }
 
 // A read that fails is an error of its own, not a limit: the caller decides, and nothing is
 // cached.
 func TestAFailedReadIsNoLimit(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
-	api := fake.NewAPI(clk)
+	api := recorder.NewAPI(clk)
 	api.FailCalls("listAccounts", &csapi.APIError{Command: "listAccounts", Code: 530, Text: "Internal error"}, 1)
 	p := limits.NewDefaultProvider(api, clk)
 	_, err := p.Reserve(ctx, csapi.Scope{}, 1, 1024)

@@ -24,8 +24,8 @@ import (
 	"github.com/samber/lo"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func withTerms(terms ...v1.SelectorTerm) *v1.CloudStackNodeClass {
@@ -41,7 +41,7 @@ var _ = Describe("Resolve", func() {
 	BeforeEach(func() { zones = test.Zones(ctx, api) })
 
 	It("selects one network per zone by tag", func() {
-		networks, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: fake.DiscoveryTag}), zones)
+		networks, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: recorder.DiscoveryTag}), zones)
 		Expect(err).ToNot(HaveOccurred())
 		Expect(names(networks)).To(Equal([]string{"k8s-zone-a", "k8s-zone-b", "k8s-zone-c"}))
 		for i, n := range networks {
@@ -54,14 +54,14 @@ var _ = Describe("Resolve", func() {
 		Expect(names(networks)).To(Equal([]string{"k8s-zone-b"}))
 	})
 	It("selects by id", func() {
-		all, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: fake.DiscoveryTag}), zones)
+		all, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: recorder.DiscoveryTag}), zones)
 		Expect(err).ToNot(HaveOccurred())
 		networks, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{ID: all[2].ID}), zones)
 		Expect(err).ToNot(HaveOccurred())
 		Expect(networks).To(Equal(all[2:]))
 	})
 	It("ORs terms and keeps the first match per zone", func() {
-		networks, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Name: "k8s-zone-c"}, v1.SelectorTerm{Tags: fake.DiscoveryTag}), zones)
+		networks, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Name: "k8s-zone-c"}, v1.SelectorTerm{Tags: recorder.DiscoveryTag}), zones)
 		Expect(err).ToNot(HaveOccurred())
 		Expect(names(networks)).To(Equal([]string{"k8s-zone-c", "k8s-zone-a", "k8s-zone-b"}))
 	})
@@ -70,12 +70,12 @@ var _ = Describe("Resolve", func() {
 		Expect(err).To(MatchError("networkSelectorTerms[0] matched no usable network in the NodeClass's zones"))
 	})
 	It("names the term that matched nothing even when others match", func() {
-		_, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: fake.DiscoveryTag}, v1.SelectorTerm{Name: "missing"}), zones)
+		_, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: recorder.DiscoveryTag}, v1.SelectorTerm{Name: "missing"}), zones)
 		Expect(err).To(MatchError(ContainSubstring("networkSelectorTerms[1] matched no")))
 		Expect(v1.IsSpecError(err)).To(BeTrue())
 	})
 	It("only considers networks of the resolved zones", func() {
-		networks, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: fake.DiscoveryTag}), test.Zones(ctx, api, "zone-b"))
+		networks, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: recorder.DiscoveryTag}), test.Zones(ctx, api, "zone-b"))
 		Expect(err).ToNot(HaveOccurred())
 		Expect(names(networks)).To(Equal([]string{"k8s-zone-b"}))
 		_, err = provider.Resolve(ctx, withTerms(v1.SelectorTerm{Name: "k8s-zone-a"}), test.Zones(ctx, api, "zone-b"))
@@ -83,7 +83,7 @@ var _ = Describe("Resolve", func() {
 	})
 	It("makes one list call for every NodeClass and term while cached", func() {
 		for range 3 {
-			_, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: fake.DiscoveryTag}, v1.SelectorTerm{Name: "k8s-zone-a"}), zones)
+			_, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: recorder.DiscoveryTag}, v1.SelectorTerm{Name: "k8s-zone-a"}), zones)
 			Expect(err).ToNot(HaveOccurred())
 		}
 		Expect(api.Calls("listNetworks")).To(HaveLen(1))

@@ -30,12 +30,12 @@ import (
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 // withConfigMap is a pricing provider over api whose pricing ConfigMap holds data.
-func withConfigMap(api *fake.API, data map[string]string) *pricing.DefaultProvider {
+func withConfigMap(api *recorder.API, data map[string]string) *pricing.DefaultProvider {
 	key := client.ObjectKey{Namespace: "karpenter", Name: "prices"}
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}, Data: data,
@@ -47,8 +47,8 @@ func withConfigMap(api *fake.API, data map[string]string) *pricing.DefaultProvid
 var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func TestUserPricesWinOverTheModel(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
-	priced := api.AddServiceOffering(fake.OfferingShape{Name: "priced", Family: "gp", CPU: 2, MemoryMiB: 4096})
+	api := recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	priced := api.AddServiceOffering(recorder.OfferingShape{Name: "priced", Family: "gp", CPU: 2, MemoryMiB: 4096})
 	priced.Serviceofferingdetails[pricing.OfferingDetailPrice] = "0.5"
 	p := withConfigMap(api, map[string]string{"gp.large": "0.07"})
 	before := p.SeqNum()
@@ -79,11 +79,11 @@ func TestUserPricesWinOverTheModel(t *testing.T) {
 }
 
 func TestCustomShapesArePricedPerVCPUAndGiBFromUserPrices(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
-	detailed := api.AddServiceOffering(fake.OfferingShape{Name: "detailed", Family: "custom"})
+	api := recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	detailed := api.AddServiceOffering(recorder.OfferingShape{Name: "detailed", Family: "custom"})
 	detailed.Serviceofferingdetails[pricing.OfferingDetailPricePerVCPU] = "0.02"
 	detailed.Serviceofferingdetails[pricing.OfferingDetailPricePerGiB] = "0.005"
-	overridden := api.AddServiceOffering(fake.OfferingShape{Name: "overridden", Family: "custom"})
+	overridden := api.AddServiceOffering(recorder.OfferingShape{Name: "overridden", Family: "custom"})
 	overridden.Serviceofferingdetails[pricing.OfferingDetailPricePerVCPU] = "0.02"
 	p := withConfigMap(api, map[string]string{"overridden.vcpu": "0.03"})
 	if err := p.Refresh(context.Background()); err != nil {

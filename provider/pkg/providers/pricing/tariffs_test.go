@@ -28,8 +28,8 @@ import (
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/pricing"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func tariff(name string, monthly float64, rule string) *cloudstack.QuotaTariffList {
@@ -57,7 +57,7 @@ func tariffs() []*cloudstack.QuotaTariffList {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestQuotaTariffsPriceWhatUsersDoNot(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(now))
+	api := recorder.NewAPI(clocktesting.NewFakeClock(now))
 	api.SetQuota(true, tariffs()...)
 	p := withConfigMap(api, map[string]string{"gp.small": "0.5", "custom.vcpu": "0.03"})
 	if err := p.Refresh(context.Background()); err != nil {
@@ -88,28 +88,28 @@ func TestQuotaTariffsPriceWhatUsersDoNot(t *testing.T) {
 	if got := testutil.ToFloat64(pricing.OfferingPrice.WithLabelValues("gp.small", string(pricing.SourceConfigMap))); got != 0.5 {
 		t.Errorf("offering_price{gp.small, configmap} = %v", got)
 	}
-	if n := len(api.Calls("quotaTariffList")); n != 1 {
-		t.Errorf("one refresh made %d quotaTariffList calls, want 1", n)
+	if calls := api.Calls("quotaTariffList"); len(calls) != 1 || calls[0].Args != csapi.UsageTypeRunningVM {
+		t.Errorf("one refresh made the quotaTariffList calls %v, want 1, of the running VM usage type", calls)
 	}
 }
 
 func TestQuotaTariffsUnusedWithoutThePluginOrTheirRules(t *testing.T) {
-	for name, setUp := range map[string]func(*fake.API){
-		"plugin disabled": func(api *fake.API) { api.SetQuota(false, tariffs()...) },
-		"plugin absent": func(api *fake.API) {
+	for name, setUp := range map[string]func(*recorder.API){
+		"plugin disabled": func(api *recorder.API) { api.SetQuota(false, tariffs()...) },
+		"plugin absent": func(api *recorder.API) {
 			api.SetQuota(true, tariffs()...)
 			api.FailCalls("quotaIsEnabled", &csapi.APIError{Command: "quotaIsEnabled", Code: 401, Text: "The given command does not exist or it is not available for the user"}, 0)
 		},
-		"rules hidden": func(api *fake.API) {
+		"rules hidden": func(api *recorder.API) {
 			api.SetQuota(true, tariffs()...)
 			api.Deny("quotaTariffCreate")
 		},
-		"tariffs not permitted": func(api *fake.API) {
+		"tariffs not permitted": func(api *recorder.API) {
 			api.SetQuota(true, tariffs()...)
 			api.FailCalls("quotaTariffList", &csapi.APIError{Command: "quotaTariffList", Code: 432, Text: "not supported"}, 0)
 		},
 	} {
-		api := fake.NewAPI(clocktesting.NewFakeClock(now))
+		api := recorder.NewAPI(clocktesting.NewFakeClock(now))
 		setUp(api)
 		p := withConfigMap(api, nil)
 		if err := p.Refresh(context.Background()); err != nil {
@@ -124,7 +124,7 @@ func TestQuotaTariffsUnusedWithoutThePluginOrTheirRules(t *testing.T) {
 
 // A passing failure of the tariff list keeps the prices of the last refresh.
 func TestFailedTariffRefreshKeepsPrices(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(now))
+	api := recorder.NewAPI(clocktesting.NewFakeClock(now))
 	api.SetQuota(true, tariffs()...)
 	p := withConfigMap(api, nil)
 	if err := p.Refresh(context.Background()); err != nil {

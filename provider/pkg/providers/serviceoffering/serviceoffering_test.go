@@ -22,9 +22,9 @@ import (
 	"github.com/samber/lo"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func withTerms(terms ...v1.SelectorTerm) *v1.CloudStackNodeClass {
@@ -48,7 +48,7 @@ var _ = Describe("Resolve", func() {
 	It("takes every active offering without terms", func() {
 		offerings, err := provider.Resolve(ctx, withTerms(), zones)
 		Expect(err).ToNot(HaveOccurred())
-		Expect(offerings).To(HaveLen(len(fake.DefaultOfferings)))
+		Expect(offerings).To(HaveLen(len(recorder.Offerings)))
 	})
 	It("matches tags against serviceofferingdetails", func() {
 		offerings, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Tags: map[string]string{"family": "mem"}}), zones)
@@ -71,7 +71,7 @@ var _ = Describe("Resolve", func() {
 		custom := byName(offerings, "custom")
 		Expect(custom.Custom).To(BeTrue())
 		Expect([]int64{custom.MinCPU, custom.MaxCPU, custom.MinMemoryMiB, custom.MaxMemoryMiB}).To(Equal([]int64{
-			fake.CustomMinCPU, fake.CustomMaxCPU, fake.CustomMinMemoryMiB, fake.CustomMaxMemoryMiB}))
+			recorder.CustomMinCPU, recorder.CustomMaxCPU, recorder.CustomMinMemoryMiB, recorder.CustomMaxMemoryMiB}))
 		gpu := byName(offerings, "gpu.xlarge")
 		Expect(gpu.GPUs).To(BeEquivalentTo(1))
 		Expect(gpu.GPUName).To(Equal("NVIDIA A10"))

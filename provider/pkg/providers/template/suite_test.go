@@ -28,8 +28,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/template"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 var (
@@ -38,10 +38,10 @@ var (
 	provider *template.DefaultProvider
 )
 
-// templatesAPI adds templates to the fake's default world, which has two x86_64 ones per zone
-// and an aarch64 one in fake.ArmZone.
+// templatesAPI adds templates to the canned account, which has two x86_64 ones per zone
+// and an aarch64 one in recorder.ArmZone.
 type templatesAPI struct {
-	*fake.API
+	*recorder.API
 	extra []*cloudstack.Template
 }
 
@@ -57,7 +57,7 @@ func TestTemplate(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	api = &templatesAPI{API: fake.NewAPI(clocktesting.NewFakeClock(time.Now()))}
+	api = &templatesAPI{API: recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))}
 })
 
 var _ = BeforeEach(func() {

@@ -23,8 +23,8 @@ import (
 	"github.com/samber/lo"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func withTerms(terms ...v1.SelectorTerm) *v1.CloudStackNodeClass {
@@ -47,7 +47,7 @@ var _ = Describe("Resolve", func() {
 		zoneNames := lo.SliceToMap(test.Zones(ctx, api), func(z v1.Zone) (string, string) { return z.ID, z.Name })
 		Expect(lo.Map(templates, func(t v1.Template, _ int) string { return zoneNames[t.ZoneID] + "/" + t.Architecture + "/" + t.Name })).To(ConsistOf(
 			"zone-a/amd64/ubuntu-24.04-kube-v1.36", "zone-b/amd64/ubuntu-24.04-kube-v1.36", "zone-c/amd64/ubuntu-24.04-kube-v1.36",
-			"zone-a/arm64/"+fake.ArmTemplate))
+			"zone-a/arm64/"+recorder.ArmTemplate))
 	})
 	It("selects by name and by id", func() {
 		byName, err := provider.Resolve(ctx, withTerms(v1.SelectorTerm{Name: "ubuntu-22.04-kube-v1.36"}), zoneA)
@@ -66,7 +66,7 @@ var _ = Describe("Resolve", func() {
 		api.extra = []*cloudstack.Template{{Id: "not-ready", Name: "newest", Zoneid: zoneA[0].ID, Created: "2027-01-01T00:00:00+0000", Tags: []cloudstack.Tags{{Key: "os", Value: "ubuntu"}}}}
 		templates, err := provider.Resolve(ctx, withTerms(ubuntu), zoneA)
 		Expect(err).ToNot(HaveOccurred())
-		Expect(names(templates)).To(ConsistOf("ubuntu-24.04-kube-v1.36", fake.ArmTemplate))
+		Expect(names(templates)).To(ConsistOf("ubuntu-24.04-kube-v1.36", recorder.ArmTemplate))
 		_, err = provider.Resolve(ctx, withTerms(ubuntu, v1.SelectorTerm{Name: "newest"}), zoneA)
 		Expect(err).To(MatchError("templateSelectorTerms[1] matched no ready template in the NodeClass's zones"))
 	})

@@ -26,13 +26,13 @@ import (
 	"github.com/patrickmn/go-cache"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/zone"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 var (
 	ctx      context.Context
-	api      *fake.API
+	api      *recorder.API
 	provider *zone.DefaultProvider
 )
 
@@ -43,7 +43,7 @@ func TestZone(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	api = fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	api = recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
 })
 
 var _ = BeforeEach(func() {

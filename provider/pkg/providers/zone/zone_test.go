@@ -27,9 +27,9 @@ import (
 	"github.com/samber/lo"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/zone"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func names(zones []v1.Zone) []string {
@@ -38,7 +38,7 @@ func names(zones []v1.Zone) []string {
 
 // disabledZonesAPI answers listZones with zones that accept no new VMs.
 type disabledZonesAPI struct {
-	*fake.API
+	*recorder.API
 }
 
 func (a disabledZonesAPI) ListZones(ctx context.Context) ([]*cloudstack.Zone, error) {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake_test
+package recorder_test
 
 import (
 	"context"
@@ -22,13 +22,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/cloudstack-go/v2/cloudstack"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
-func deployRequest(t *testing.T, api *fake.API, name string) csapi.DeployRequest {
+func deployRequest(t *testing.T, api *recorder.API, name string) csapi.DeployRequest {
 	t.Helper()
 	ctx := context.Background()
 	zones, _ := api.ListZones(ctx)
@@ -39,7 +40,7 @@ func deployRequest(t *testing.T, api *fake.API, name string) csapi.DeployRequest
 
 func TestJobsFinishAfterTheirDuration(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
-	api := fake.NewAPI(clk)
+	api := recorder.NewAPI(clk)
 	api.SetJobDuration(10 * time.Second)
 	ctx := context.Background()
 	created, err := api.DeployVirtualMachine(ctx, deployRequest(t, api, "vm-1"))
@@ -58,7 +59,7 @@ func TestJobsFinishAfterTheirDuration(t *testing.T) {
 }
 
 func TestBehavioursAndReset(t *testing.T) {
-	api := fake.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	api := recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
 	ctx := context.Background()
 	boom := errors.New("boom")
 	api.FailCalls("listZones", boom, 1)
@@ -80,5 +81,33 @@ func TestBehavioursAndReset(t *testing.T) {
 	api.Reset()
 	if len(api.Calls("")) != 0 || len(api.VMs()) != 0 {
 		t.Fatal("Reset must forget calls and VMs")
+	}
+}
+
+// The recorder filters nothing itself: a listing answers every VM until the test says which
+// listings leave a VM out.
+func TestListingsAnswerEveryVMUntilTheTestNarrowsThem(t *testing.T) {
+	api := recorder.NewAPI(clocktesting.NewFakeClock(time.Now()))
+	ctx := context.Background()
+	tagged := api.AddVM(cloudstack.VirtualMachine{Name: "tagged", State: "Running"}, map[string]string{"k": "v"})
+	api.AddVM(cloudstack.VirtualMachine{Name: "other", State: "Destroyed"}, nil)
+	project := csapi.Scope{ProjectID: "p"}
+	vms, err := api.ListVirtualMachines(ctx, project, csapi.VMFilter{IDs: []string{tagged}, Name: "tagged", Tags: map[string]string{"k": "v"}})
+	if err != nil || len(vms) != 2 {
+		t.Fatalf("a filtered listing answered %d VMs, %v; want both", len(vms), err)
+	}
+	api.HideFromTagListings(tagged)
+	if vms, _ := api.ListVirtualMachines(ctx, project, csapi.VMFilter{Tags: map[string]string{"k": "v"}}); len(vms) != 1 || vms[0].Id == tagged {
+		t.Errorf("a listing by tag answered %d VMs, want only the one not hidden from it", len(vms))
+	}
+	if vms, _ := api.ListVirtualMachines(ctx, project, csapi.VMFilter{Name: "tagged"}); len(vms) != 2 {
+		t.Errorf("a listing by name answered %d VMs, want both: only listings by tag hide a VM", len(vms))
+	}
+	api.ListVMsOnlyIn(project)
+	if vms, _ := api.ListVirtualMachines(ctx, csapi.Scope{}, csapi.VMFilter{}); len(vms) != 0 {
+		t.Errorf("the default scope answered %d VMs, want none once listed in the project only", len(vms))
+	}
+	if vms, _ := api.ListVirtualMachines(ctx, project, csapi.VMFilter{}); len(vms) != 2 {
+		t.Errorf("the project answered %d VMs, want both", len(vms))
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake
+package recorder
 
 import (
 	"strconv"
@@ -26,11 +26,11 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
-// ReadyNodeClass is a NodeClass resolved against the default world, with every condition true,
+// ReadyNodeClass is a NodeClass resolved against the canned account, with every condition true,
 // as the NodeClass controller would leave it. instanceTypeName is the CCM sanitiser (the
 // serviceoffering provider's); it is passed in so this package stays free of provider imports.
 func ReadyNodeClass(name string, instanceTypeName func(string) string) *v1.CloudStackNodeClass {
-	w := defaultWorld()
+	acc := cannedAccount()
 	nc := &v1.CloudStackNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: "00000000-0000-4000-8000-00000000beef", ResourceVersion: "1", Generation: 1},
 		Spec: v1.CloudStackNodeClassSpec{
@@ -39,18 +39,18 @@ func ReadyNodeClass(name string, instanceTypeName func(string) string) *v1.Cloud
 			SSHKeyPairs:           []string{"default"},
 		},
 	}
-	for _, z := range w.zones {
+	for _, z := range acc.zones {
 		nc.Status.Zones = append(nc.Status.Zones, v1.Zone{ID: z.Id, Name: z.Name})
 	}
-	for _, n := range w.networks {
+	for _, n := range acc.networks {
 		nc.Status.Networks = append(nc.Status.Networks, v1.Network{ID: n.Id, Name: n.Name, ZoneID: n.Zoneid})
 	}
-	for _, t := range w.templates {
+	for _, t := range acc.templates {
 		if t.Name == "ubuntu-24.04-kube-v1.36" {
 			nc.Status.Templates = append(nc.Status.Templates, StatusTemplate(t))
 		}
 	}
-	for _, so := range w.serviceOfferings {
+	for _, so := range acc.serviceOfferings {
 		nc.Status.ServiceOfferings = append(nc.Status.ServiceOfferings, statusOffering(so.Id, so.Name, instanceTypeName(so.Name), so.Cpunumber, so.Memory, so.Gpucount, so.Gpucardname, so.Iscustomized, so.Serviceofferingdetails))
 	}
 	nc.Status.SSHKeyPairs = []string{"default"}
@@ -81,11 +81,11 @@ func statusOffering(id, name, instanceType string, cpu, memory, gpus int, gpuNam
 	}
 }
 
-// WithArm64 selects the default world's arm64 template too, and resolves it into the status as
+// WithArm64 selects the canned arm64 template too, and resolves it into the status as
 // the NodeClass controller would: the NodeClass then offers arm64 in ArmZone only.
 func WithArm64(nc *v1.CloudStackNodeClass) *v1.CloudStackNodeClass {
 	nc.Spec.TemplateSelectorTerms = append(nc.Spec.TemplateSelectorTerms, v1.SelectorTerm{Name: ArmTemplate})
-	for _, t := range defaultWorld().templates {
+	for _, t := range cannedAccount().templates {
 		if t.Name == ArmTemplate {
 			nc.Status.Templates = append(nc.Status.Templates, StatusTemplate(t))
 		}

@@ -14,19 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake
+package recorder
 
 import (
 	"context"
 	"slices"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
-// AddKubernetesCluster adds a CKS cluster of the given type with the given member VMs, and
-// turns the Kubernetes Service on in listCapabilities.
+// AddKubernetesCluster adds a CKS cluster of the given type with the given member VMs.
 func (a *API) AddKubernetesCluster(name, clusterType string, vmIDs ...string) *cloudstack.KubernetesCluster {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -35,7 +32,6 @@ func (a *API) AddKubernetesCluster(name, clusterType string, vmIDs ...string) *c
 		c.Virtualmachines = append(c.Virtualmachines, a.member(id))
 	}
 	a.kubernetesClusters = append(a.kubernetesClusters, c)
-	a.capabilities.Kubernetesserviceenabled = true
 	return c
 }
 
@@ -76,25 +72,23 @@ func (a *API) ListKubernetesClusters(ctx context.Context) ([]*cloudstack.Kuberne
 	return out, nil
 }
 
-// AddVirtualMachinesToKubernetesCluster accepts ExternalManaged clusters only; a VM already
-// a member keeps one entry.
+// AddVirtualMachinesToKubernetesCluster adds the VMs to the cluster's members, once each.
 func (a *API) AddVirtualMachinesToKubernetesCluster(ctx context.Context, clusterID string, vmIDs []string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	const command = "addVirtualMachinesToKubernetesCluster"
-	c, err := a.membershipCall(ctx, command, clusterID, vmIDs)
-	if err != nil {
+	if err := a.begin(ctx, "addVirtualMachinesToKubernetesCluster", append([]string{clusterID}, vmIDs...)); err != nil {
 		return err
 	}
+	c := a.kubernetesCluster(clusterID)
 	for _, id := range vmIDs {
-		if !slices.ContainsFunc(c.Virtualmachines, func(vm *cloudstack.VirtualMachine) bool { return vm.Id == id }) {
+		if c != nil && !slices.ContainsFunc(c.Virtualmachines, func(vm *cloudstack.VirtualMachine) bool { return vm.Id == id }) {
 			c.Virtualmachines = append(c.Virtualmachines, a.member(id))
 		}
 	}
 	return nil
 }
 
-// member is a cluster's entry for a VM: its id, and its name when the fake knows the VM.
+// member is a cluster's entry for a VM: its id, and its name when the recorder holds the VM.
 func (a *API) member(id string) *cloudstack.VirtualMachine {
 	m := &cloudstack.VirtualMachine{Id: id}
 	if vm := a.vmByID(id); vm != nil {
@@ -103,33 +97,15 @@ func (a *API) member(id string) *cloudstack.VirtualMachine {
 	return m
 }
 
-// RemoveVirtualMachinesFromKubernetesCluster fails as CloudStack does when no VM was a member.
+// RemoveVirtualMachinesFromKubernetesCluster removes the VMs from the cluster's members.
 func (a *API) RemoveVirtualMachinesFromKubernetesCluster(ctx context.Context, clusterID string, vmIDs []string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	const command = "removeVirtualMachinesFromKubernetesCluster"
-	c, err := a.membershipCall(ctx, command, clusterID, vmIDs)
-	if err != nil {
+	if err := a.begin(ctx, "removeVirtualMachinesFromKubernetesCluster", append([]string{clusterID}, vmIDs...)); err != nil {
 		return err
 	}
-	before := len(c.Virtualmachines)
-	c.Virtualmachines = slices.DeleteFunc(c.Virtualmachines, func(vm *cloudstack.VirtualMachine) bool { return slices.Contains(vmIDs, vm.Id) })
-	if len(c.Virtualmachines) == before {
-		return &csapi.APIError{Command: command, Code: csapi.CodeInternalError, CSCode: 9999, Text: "Provided VMs are not part of the CKS cluster"}
+	if c := a.kubernetesCluster(clusterID); c != nil {
+		c.Virtualmachines = slices.DeleteFunc(c.Virtualmachines, func(vm *cloudstack.VirtualMachine) bool { return slices.Contains(vmIDs, vm.Id) })
 	}
 	return nil
-}
-
-func (a *API) membershipCall(ctx context.Context, command, clusterID string, vmIDs []string) (*cloudstack.KubernetesCluster, error) {
-	if err := a.begin(ctx, command, append([]string{clusterID}, vmIDs...)); err != nil {
-		return nil, err
-	}
-	c := a.kubernetesCluster(clusterID)
-	if c == nil {
-		return nil, notFound(command, "id", clusterID)
-	}
-	if c.Clustertype != csapi.ClusterTypeExternalManaged {
-		return nil, &csapi.APIError{Command: command, Code: csapi.CodeParameterError, CSCode: 4350, Text: "VMs join and leave ExternalManaged Kubernetes clusters only"}
-	}
-	return c, nil
 }

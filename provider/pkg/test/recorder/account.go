@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake
+package recorder
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
-// DiscoveryTag is how the default networks are tagged for NodeClass selector terms.
+// DiscoveryTag is how the canned networks are tagged for NodeClass selector terms.
 var DiscoveryTag = map[string]string{"karpenter.sh/discovery": "default"}
 
 // Deterministic UUIDs keep test failures readable: the first group says what kind of object it is.
@@ -45,17 +45,17 @@ func uuid(kind, n int) string {
 	return fmt.Sprintf("%08x-0000-4000-8000-%012x", kind, n)
 }
 
-// ZoneNames are the zones of the default world.
+// ZoneNames are the zones of the canned account.
 var ZoneNames = []string{"zone-a", "zone-b", "zone-c"}
 
-// ArmZone is the one zone of the default world with an aarch64 template, ArmTemplate; the
+// ArmZone is the one zone of the canned account with an aarch64 template, ArmTemplate; the
 // x86_64 templates are in every zone.
 const (
 	ArmZone     = "zone-a"
 	ArmTemplate = "ubuntu-24.04-kube-v1.36-arm64"
 )
 
-// OfferingShape is one compute offering of the default world.
+// OfferingShape is one compute offering of the canned account.
 type OfferingShape struct {
 	Name      string
 	Family    string
@@ -64,17 +64,16 @@ type OfferingShape struct {
 	GPUs      int
 }
 
-// DefaultOfferings are the compute offerings of the default world; "custom" is the customised one.
-var DefaultOfferings = []OfferingShape{
+// Offerings are the compute offerings of the canned account; "custom" is the customised one.
+var Offerings = []OfferingShape{
 	{"gp.small", "gp", 1, 2048, 0}, {"gp.medium", "gp", 2, 4096, 0}, {"gp.large", "gp", 4, 8192, 0},
-	{"gp.xlarge", "gp", 8, 16384, 0}, {"gp.2xlarge", "gp", 16, 32768, 0},
-	{"cp.large", "cp", 4, 4096, 0}, {"cp.xlarge", "cp", 8, 8192, 0}, {"cp.2xlarge", "cp", 16, 16384, 0},
+	{"cp.large", "cp", 4, 4096, 0},
 	{"mem.large", "mem", 2, 16384, 0}, {"mem.xlarge", "mem", 4, 32768, 0}, {"mem.2xlarge", "mem", 8, 65536, 0},
 	{"custom", "custom", 0, 0, 0},
 	{"gpu.xlarge", "gpu", 8, 61440, 1},
 }
 
-// Custom offering bounds of the default world.
+// Bounds of the canned custom offering.
 const (
 	CustomMinCPU       = 1
 	CustomMaxCPU       = 16
@@ -82,7 +81,10 @@ const (
 	CustomMaxMemoryMiB = 65536
 )
 
-type world struct {
+// account is what the list calls answer. Unit tests read the canned account's names; it is
+// test data of the size they need, not the fake cloud's default world (pkg/world/default.yaml
+// of fakecloudstack), which e2e/integration loads.
+type account struct {
 	zones            []*cloudstack.Zone
 	networks         []*cloudstack.Network
 	templates        []*cloudstack.Template
@@ -91,18 +93,18 @@ type world struct {
 	sshKeyPairs      []*cloudstack.SSHKeyPair
 }
 
-func defaultWorld() world {
-	var w world
+func cannedAccount() account {
+	var acc account
 	for i, name := range ZoneNames {
 		zoneID := uuid(kindZone, i+1)
-		w.zones = append(w.zones, &cloudstack.Zone{Id: zoneID, Name: name, Networktype: "Advanced", Allocationstate: "Enabled"})
-		w.networks = append(w.networks, &cloudstack.Network{
+		acc.zones = append(acc.zones, &cloudstack.Zone{Id: zoneID, Name: name, Networktype: "Advanced", Allocationstate: "Enabled"})
+		acc.networks = append(acc.networks, &cloudstack.Network{
 			Id: uuid(kindNetwork, i+1), Name: "k8s-" + name, Zoneid: zoneID, Zonename: name,
 			State: "Implemented", Type: "Isolated", Cidr: fmt.Sprintf("10.%d.0.0/16", i+1),
 			Tags: tags(DiscoveryTag),
 		})
 		for j, version := range []string{"22.04", "24.04"} {
-			w.templates = append(w.templates, &cloudstack.Template{
+			acc.templates = append(acc.templates, &cloudstack.Template{
 				Id: uuid(kindTemplate, j+1), Name: "ubuntu-" + version + "-kube-v1.36", Zoneid: zoneID, Zonename: name,
 				Isready: true, Arch: "x86_64", Hypervisor: "KVM", Format: "QCOW2", Ostypename: "Ubuntu " + version,
 				Created: fmt.Sprintf("2026-0%d-01T00:00:00+0000", j+1),
@@ -111,20 +113,20 @@ func defaultWorld() world {
 		}
 	}
 	// ArmZone alone has aarch64 hosts, so its arm64 build is registered there only.
-	w.templates = append(w.templates, &cloudstack.Template{
-		Id: uuid(kindTemplate, 3), Name: ArmTemplate, Zoneid: w.zones[0].Id, Zonename: ArmZone,
+	acc.templates = append(acc.templates, &cloudstack.Template{
+		Id: uuid(kindTemplate, 3), Name: ArmTemplate, Zoneid: acc.zones[0].Id, Zonename: ArmZone,
 		Isready: true, Arch: "aarch64", Hypervisor: "KVM", Format: "QCOW2", Ostypename: "Ubuntu 24.04",
 		Created: "2026-02-01T00:00:00+0000", Tags: tags(map[string]string{"os": "ubuntu", "version": "24.04"}),
 	})
-	for i, shape := range DefaultOfferings {
-		w.serviceOfferings = append(w.serviceOfferings, serviceOffering(uuid(kindServiceOffering, i+1), shape))
+	for i, shape := range Offerings {
+		acc.serviceOfferings = append(acc.serviceOfferings, serviceOffering(uuid(kindServiceOffering, i+1), shape))
 	}
-	w.diskOfferings = []*cloudstack.DiskOffering{
+	acc.diskOfferings = []*cloudstack.DiskOffering{
 		{Id: uuid(kindDiskOffering, 1), Name: "data-20", Disksize: 20},
 		{Id: uuid(kindDiskOffering, 2), Name: "data-custom", Iscustomized: true},
 	}
-	w.sshKeyPairs = []*cloudstack.SSHKeyPair{{Name: "default", Fingerprint: "5e:8a:fa:1c:00:00:00:00:00:00:00:00:00:00:00:00"}}
-	return w
+	acc.sshKeyPairs = []*cloudstack.SSHKeyPair{{Name: "default", Fingerprint: "5e:8a:fa:1c:00:00:00:00:00:00:00:00:00:00:00:00"}}
+	return acc
 }
 
 // serviceOffering builds an offering the way listServiceOfferings returns it.

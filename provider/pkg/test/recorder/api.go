@@ -14,10 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package fake is an in-process cloudstack.API for the provider's unit tests, with a default
-// world of its own, per-command behaviours and a call recorder. Tests that need the fake cloud
-// binary's answers live in the e2e module (e2e/integration), which imports its world.
-package fake
+// Package recorder is a csapi.API for the provider's unit tests that records every call and
+// answers only what the test set: a canned account, the VMs and jobs the calls made, and the
+// failures the test injects. It knows none of CloudStack's rules (no filter, bound, limit or
+// refusal of its own), so that those live once, in the fake cloud (fakecloudstack); tests that
+// need them run against it in the e2e module (e2e/integration).
+package recorder
 
 import (
 	"context"
@@ -45,66 +47,63 @@ type failure struct {
 	remaining int // <= 0: forever
 }
 
-// API is an in-memory CloudStack account. Async jobs finish JobDuration after they start, as
-// seen by the injected clock; with a zero JobDuration they finish at the next call.
+// API records calls and answers from what it holds. Async jobs finish the job duration after
+// they start, as seen by the injected clock; with a zero duration they finish at the next call.
 type API struct {
 	clock clock.Clock
 
 	mu             sync.Mutex
-	world          world
+	account        account
 	affinityGroups []*cloudstack.AffinityGroup
 	projects       []*cloudstack.Project
 	vms            []*cloudstack.VirtualMachine
+	// vmScopes are the scopes listVirtualMachines answers in; nil: every scope.
+	vmScopes *[]csapi.Scope
+	// hiddenFromTags are the VMs listings by tag leave out.
+	hiddenFromTags map[string]bool
 	// kubernetesClusters are CKS clusters; their Virtualmachines carry only the ids.
 	kubernetesClusters []*cloudstack.KubernetesCluster
-	// expunged ids still resolve in CloudStack: listing one finds nothing rather than failing.
-	expunged     map[string]bool
-	jobs         []*job
-	capabilities cloudstack.Capability
-	limits       []*cloudstack.ResourceLimit
-	quotaEnabled bool
-	tariffs      []*cloudstack.QuotaTariffList
+	jobs               []*job
+	capabilities       cloudstack.Capability
+	quotaEnabled       bool
+	tariffs            []*cloudstack.QuotaTariffList
 	// denied are the commands listApis says the credentials may not call.
-	denied       map[string]bool
-	ownerLimits  csapi.Remaining
-	domainLimits csapi.Remaining
-	// maxCustom is vm.serviceoffering.cpu.cores.max and vm.serviceoffering.ram.size.max; zero
-	// means no limit.
-	maxCustom    customMaximums
-	callFailures map[string]*failure
-	jobFailures  map[string]*failure
-	calls        []Call
-	nextID       int
-	jobDuration  time.Duration
+	denied          map[string]bool
+	ownerRemaining  csapi.Remaining
+	domainRemaining csapi.Remaining
+	callFailures    map[string]*failure
+	jobFailures     map[string]*failure
+	calls           []Call
+	nextID          int
+	jobDuration     time.Duration
 }
 
 var _ csapi.API = (*API)(nil)
 
-// NewAPI returns a fake with the default world.
+// NewAPI returns a recorder holding the canned account.
 func NewAPI(clk clock.Clock) *API {
 	a := &API{clock: clk}
 	a.Reset()
 	return a
 }
 
-// Reset restores the default world and forgets behaviours and recorded calls.
+// Reset restores the canned account and forgets failures and recorded calls.
 func (a *API) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.world = defaultWorld()
+	a.account = cannedAccount()
 	a.affinityGroups = nil
 	a.projects = nil
 	a.vms = nil
+	a.vmScopes = nil
+	a.hiddenFromTags = map[string]bool{}
 	a.kubernetesClusters = nil
-	a.expunged = map[string]bool{}
 	a.jobs = nil
 	a.capabilities = cloudstack.Capability{Allowuserexpungerecovervm: true, Cloudstackversion: "4.20.0.0"}
-	a.limits = nil
 	a.quotaEnabled = false
 	a.tariffs = nil
 	a.denied = map[string]bool{}
-	a.ownerLimits, a.domainLimits = unlimited, unlimited
-	a.maxCustom = customMaximums{}
+	a.ownerRemaining, a.domainRemaining = unlimited, unlimited
 	a.callFailures = map[string]*failure{}
 	a.jobFailures = map[string]*failure{}
 	a.calls = nil
@@ -126,8 +125,8 @@ func (a *API) FailCalls(command string, err error, times int) {
 	a.callFailures[command] = &failure{err: err, remaining: times}
 }
 
-// FailJobs makes the next times async jobs of command fail with CloudStack's code and text
-// (times <= 0: all). A failed deploy leaves its VM in state Error, as CloudStack does.
+// FailJobs makes the next times async jobs of command fail with the code and text (times <= 0:
+// all). The VM of a failed deploy is left in state Error.
 func (a *API) FailJobs(command string, code int, text string, times int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -141,20 +140,12 @@ func (a *API) SetCapabilities(c cloudstack.Capability) {
 	a.capabilities = c
 }
 
-// SetCustomOfferingMaximums sets the global settings vm.serviceoffering.cpu.cores.max and
-// vm.serviceoffering.ram.size.max (MiB); zero means no limit, CloudStack's default.
-func (a *API) SetCustomOfferingMaximums(cpu, memoryMiB int) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.maxCustom = customMaximums{cpu: cpu, memoryMiB: memoryMiB}
-}
-
-// AddServiceOffering adds an offering to the world and returns it.
+// AddServiceOffering adds an offering to what listServiceOfferings answers and returns it.
 func (a *API) AddServiceOffering(shape OfferingShape) *cloudstack.ServiceOffering {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	so := serviceOffering(a.newID(kindServiceOffering), shape)
-	a.world.serviceOfferings = append(a.world.serviceOfferings, so)
+	a.account.serviceOfferings = append(a.account.serviceOfferings, so)
 	return so
 }
 
@@ -198,6 +189,13 @@ func take(rules map[string]*failure, command string) *failure {
 		}
 	}
 	return f
+}
+
+// NotFound is CloudStack's answer to an id that resolves to nothing, for FailCalls.
+func NotFound(command, param, id string) error {
+	return &csapi.APIError{Command: command, Code: csapi.CodeParameterError, CSCode: 9999,
+		Text: "Unable to execute API command " + command + " due to invalid value. Invalid parameter " + param + " value=" + id +
+			" due to incorrect long value format, or entity does not exist or due to incorrect parameter annotation for the field in api cmd class."}
 }
 
 func (a *API) newID(kind int) string {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake
+package recorder
 
 import (
 	"context"
@@ -46,16 +46,9 @@ func (a *API) QuotaIsEnabled(ctx context.Context) (bool, error) {
 	return a.quotaEnabled, nil
 }
 
+// ListQuotaTariffs answers every tariff SetQuota gave, whatever the usage type.
 func (a *API) ListQuotaTariffs(ctx context.Context, usageType int) ([]*cloudstack.QuotaTariffList, error) {
-	return list(ctx, a, "quotaTariffList", usageType, func() []*cloudstack.QuotaTariffList {
-		var out []*cloudstack.QuotaTariffList
-		for _, t := range a.tariffs {
-			if t.UsageType == usageType && t.Removed == "" {
-				out = append(out, t)
-			}
-		}
-		return out
-	})
+	return list(ctx, a, "quotaTariffList", usageType, func() []*cloudstack.QuotaTariffList { return a.tariffs })
 }
 
 func (a *API) MayCall(ctx context.Context, command string) (bool, error) {

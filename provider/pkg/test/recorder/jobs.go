@@ -14,11 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake
+package recorder
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -60,9 +61,8 @@ func (a *API) startJob(cmd, instanceID, resultKey string, onSuccess func() any, 
 	return j
 }
 
-// takesHypervisorTime tells the jobs that wait for a hypervisor (deploy, destroy, reboot) from
-// those that are database writes (tags, affinity groups) and end at the next poll, as on a
-// management server and in the fake cloud binary.
+// takesHypervisorTime tells the jobs that take the job duration (deploy, destroy, reboot) from
+// those that end at the next call (tags, affinity groups).
 func takesHypervisorTime(cmd string) bool {
 	return cmd != cmdTags && !strings.Contains(cmd, ".affinitygroup.")
 }
@@ -108,25 +108,16 @@ func (a *API) jobView(j *job) *cloudstack.AsyncJob {
 	}
 }
 
+// ListAsyncJobs answers every job, whatever the scope and start date.
 func (a *API) ListAsyncJobs(ctx context.Context, scope csapi.Scope, startDate string) ([]*cloudstack.AsyncJob, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.begin(ctx, "listAsyncJobs", startDate); err != nil {
 		return nil, err
 	}
-	var since time.Time
-	if startDate != "" {
-		parsed, err := time.Parse(csapi.DateLayout, startDate)
-		if err != nil {
-			return nil, &csapi.APIError{Command: "listAsyncJobs", Code: csapi.CodeParameterError, CSCode: 9999, Text: "Unable to parse date " + startDate}
-		}
-		since = parsed
-	}
 	var out []*cloudstack.AsyncJob
 	for _, j := range a.jobs {
-		if !j.created.Truncate(time.Second).Before(since) {
-			out = append(out, a.jobView(j))
-		}
+		out = append(out, a.jobView(j))
 	}
 	return out, nil
 }
@@ -144,5 +135,5 @@ func (a *API) QueryAsyncJobResult(ctx context.Context, jobID string) (*cloudstac
 				Jobstatus: v.Jobstatus, Jobresultcode: v.Jobresultcode, Jobresult: v.Jobresult, Jobresulttype: v.Jobresulttype, Created: v.Created}, nil
 		}
 	}
-	return nil, notFound("queryAsyncJobResult", "jobid", jobID)
+	return nil, fmt.Errorf("the recorder started no job %s", jobID)
 }

@@ -14,17 +14,18 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fake
+package recorder
 
 import (
 	"context"
+	"slices"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
-// list answers a read-only call with a copy of the slice, so callers cannot change the world.
+// list answers a read-only call with a copy of the slice, so callers cannot change what the recorder holds.
 func list[T any](ctx context.Context, a *API, command string, args any, items func() []T) ([]T, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -35,35 +36,36 @@ func list[T any](ctx context.Context, a *API, command string, args any, items fu
 }
 
 func (a *API) ListZones(ctx context.Context) ([]*cloudstack.Zone, error) {
-	return list(ctx, a, "listZones", nil, func() []*cloudstack.Zone { return a.world.zones })
+	return list(ctx, a, "listZones", nil, func() []*cloudstack.Zone { return a.account.zones })
 }
 
 func (a *API) ListNetworks(ctx context.Context, scope csapi.Scope) ([]*cloudstack.Network, error) {
-	return list(ctx, a, "listNetworks", scope, func() []*cloudstack.Network { return a.world.networks })
+	return list(ctx, a, "listNetworks", scope, func() []*cloudstack.Network { return a.account.networks })
 }
 
 func (a *API) ListTemplates(ctx context.Context, scope csapi.Scope) ([]*cloudstack.Template, error) {
-	return list(ctx, a, "listTemplates", scope, func() []*cloudstack.Template { return a.world.templates })
+	return list(ctx, a, "listTemplates", scope, func() []*cloudstack.Template { return a.account.templates })
 }
 
 func (a *API) ListServiceOfferings(ctx context.Context) ([]*cloudstack.ServiceOffering, error) {
-	return list(ctx, a, "listServiceOfferings", nil, func() []*cloudstack.ServiceOffering { return a.world.serviceOfferings })
+	return list(ctx, a, "listServiceOfferings", nil, func() []*cloudstack.ServiceOffering { return a.account.serviceOfferings })
 }
 
 func (a *API) ListDiskOfferings(ctx context.Context) ([]*cloudstack.DiskOffering, error) {
-	return list(ctx, a, "listDiskOfferings", nil, func() []*cloudstack.DiskOffering { return a.world.diskOfferings })
+	return list(ctx, a, "listDiskOfferings", nil, func() []*cloudstack.DiskOffering { return a.account.diskOfferings })
 }
 
 func (a *API) ListSSHKeyPairs(ctx context.Context, scope csapi.Scope) ([]*cloudstack.SSHKeyPair, error) {
-	return list(ctx, a, "listSSHKeyPairs", scope, func() []*cloudstack.SSHKeyPair { return a.world.sshKeyPairs })
+	return list(ctx, a, "listSSHKeyPairs", scope, func() []*cloudstack.SSHKeyPair { return a.account.sshKeyPairs })
 }
 
 func (a *API) ListAffinityGroups(ctx context.Context, scope csapi.Scope) ([]*cloudstack.AffinityGroup, error) {
 	return list(ctx, a, "listAffinityGroups", scope, func() []*cloudstack.AffinityGroup { return a.affinityGroups })
 }
 
+// ListResourceLimits answers no limit: tests set what remains with SetRemaining.
 func (a *API) ListResourceLimits(ctx context.Context, scope csapi.Scope) ([]*cloudstack.ResourceLimit, error) {
-	return list(ctx, a, "listResourceLimits", scope, func() []*cloudstack.ResourceLimit { return a.limits })
+	return list(ctx, a, "listResourceLimits", scope, func() []*cloudstack.ResourceLimit { return nil })
 }
 
 func (a *API) ListProjects(ctx context.Context) ([]*cloudstack.Project, error) {
@@ -106,17 +108,6 @@ func (a *API) DeleteAffinityGroup(ctx context.Context, scope csapi.Scope, id str
 	if err := a.begin(ctx, "deleteAffinityGroup", id); err != nil {
 		return "", err
 	}
-	for i, g := range a.affinityGroups {
-		if g.Id == id {
-			a.affinityGroups = append(a.affinityGroups[:i], a.affinityGroups[i+1:]...)
-			return a.startJob("org.apache.cloudstack.api.command.user.affinitygroup.DeleteAffinityGroupCmd", id, "", nil, nil).id, nil
-		}
-	}
-	return "", notFound("deleteAffinityGroup", "id", id)
-}
-
-func notFound(command, param, value string) error {
-	return &csapi.APIError{Command: command, Code: csapi.CodeParameterError, CSCode: 9999,
-		Text: "Unable to execute API command " + command + " due to invalid value. Invalid parameter " + param + " value=" + value +
-			" due to incorrect long value format, or entity does not exist or due to incorrect parameter annotation for the field in api cmd class."}
+	a.affinityGroups = slices.DeleteFunc(a.affinityGroups, func(g *cloudstack.AffinityGroup) bool { return g.Id == id })
+	return a.startJob("org.apache.cloudstack.api.command.user.affinitygroup.DeleteAffinityGroupCmd", id, "", nil, nil).id, nil
 }
