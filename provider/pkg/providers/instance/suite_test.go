@@ -30,6 +30,8 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/fake"
@@ -65,7 +67,7 @@ type env struct {
 	nodeClass   *v1.CloudStackNodeClass
 	types       []*cloudprovider.InstanceType
 	userData    *recordingUserData
-	watcher     *instance.Watcher
+	watcher     *asyncjob.Watcher
 	failures    *fake.LaunchFailures
 }
 
@@ -108,12 +110,12 @@ func newEnvOver(t testing.TB, wrap func(*fake.API) csapi.API) *env {
 	api := fake.NewAPI(clk)
 	unavailable := cache.NewUnavailableOfferings(clk, cache.UnavailableOfferingsTTL)
 	cloud := wrap(api)
-	watcher := instance.NewWatcher(cloud, clk, instance.DefaultPollInterval, csapi.Scope{})
+	watcher := asyncjob.NewWatcher(cloud, clk, asyncjob.DefaultPollInterval, csapi.Scope{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
 	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}, watcher: watcher, failures: &fake.LaunchFailures{}}
-	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, watcher, unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, watcher, batcher.NewCloudStack(clk, cloud), unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	e.nodeClass = fake.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	e.types, _ = instancetype.NewDefaultProvider("", modelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e
@@ -146,7 +148,7 @@ func (e *env) createAll(t testing.TB, claims ...*karpv1.NodeClaim) []result {
 		case <-done:
 			return out
 		case <-ticker.C:
-			e.clk.Step(instance.DefaultPollInterval / 4)
+			e.clk.Step(asyncjob.DefaultPollInterval / 4)
 		case <-deadline:
 			t.Fatalf("launches did not return")
 		}
@@ -161,7 +163,7 @@ func (e *env) settle(t testing.TB, done func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("the launches' background work did not finish")
 		}
-		e.clk.Step(instance.DefaultPollInterval / 4)
+		e.clk.Step(asyncjob.DefaultPollInterval / 4)
 	}
 }
 
@@ -196,7 +198,7 @@ func (e *env) deleteUntilGone(t testing.TB, id string) error {
 		if err != nil {
 			return err
 		}
-		e.clk.Step(instance.DefaultPollInterval / 4)
+		e.clk.Step(asyncjob.DefaultPollInterval / 4)
 	}
 	t.Fatalf("Delete of %s never reported the VM gone", id)
 	return nil
