@@ -65,6 +65,13 @@ unit: ## Unit and integration tests of every module (needs `make tools build`)
 	# The fake's lifecycle stress test again under the race detector (about a minute).
 	$(TEST_ENV) $(GO) test $(GO_TEST_FLAGS) -race -run '^TestStress' ./fakecloudstack/pkg/server
 	$(TEST_ENV) $(GO) test $(GO_TEST_FLAGS) $$($(GO) list ./e2e/... | grep -v /suites/)
+	$(MAKE) kubelet-parity
+
+# A module outside the workspace, so that k8s.io/kubernetes never joins the provider's build
+# list; compiling the kubelet's packages takes minutes when the build cache is cold.
+.PHONY: kubelet-parity
+kubelet-parity: ## Judge provider/pkg/nodeallocatable against the pinned kubelet's own code
+	cd tools/kubeletparity && GOWORK=off $(GO) test $(GO_TEST_FLAGS) ./...
 
 # Suite packages run one at a time (-p 1): each brings up its own cluster, and two at once on a
 # 2-core machine only make both slower. Ginkgo's timeout fires before go test's, so an overrun

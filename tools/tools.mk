@@ -56,5 +56,5 @@ KIND_NODE_TOOLS := $(BIN)/kubelet $(BIN)/kube-proxy $(BIN)/crictl $(BIN)/coredns
 
 # Any nested go.mod change sends every tool through toolbuild, which skips the unchanged ones
 # in well under a second each.
-$(TOOLS) $(KIND_NODE_TOOLS): $(wildcard $(TOOLS_DIR)/*/go.mod $(TOOLS_DIR)/*/go.sum) $(ROOT)/go.work $(TOOLBUILD_SRC)
+$(TOOLS) $(KIND_NODE_TOOLS): $(filter-out $(TOOLS_DIR)/kubeletparity/%,$(wildcard $(TOOLS_DIR)/*/go.mod $(TOOLS_DIR)/*/go.sum)) $(ROOT)/go.work $(TOOLBUILD_SRC)
 	@$(TOOLBUILD) $(notdir $@)

@@ -31,6 +31,8 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
@@ -59,10 +61,10 @@ func TestIntegrationDriftAgainstTheFakeCloud(t *testing.T) {
 	}
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClass).WithStatusSubresource(nodeClass).Build()
 	unavailable := cache.NewUnavailableOfferings(clock.RealClock{}, cache.UnavailableOfferingsTTL)
-	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, 100*time.Millisecond, csapi.Scope{})
+	watcher := asyncjob.NewWatcher(srv.Client, clock.RealClock{}, 100*time.Millisecond, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	prices := pricing.NewDefaultProvider(srv.Client, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"}, clock.RealClock{})
-	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &test.LaunchFailures{}, cache.NewInstances())
+	instances := instance.NewDefaultProvider(srv.Client, clock.RealClock{}, instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID}, watcher, batcher.NewCloudStack(clock.RealClock{}, srv.Client), unavailable, test.UserData{}, test.AffinityGroups{}, &test.LaunchFailures{}, cache.NewInstances())
 	cp := cloudprovider.New(kube, coretest.NewEventRecorder(), instancetype.NewDefaultProvider("", prices, unavailable), instances, nil, cloudprovider.DefaultRepairTolerations())
 
 	created, err := cp.Create(ctx, test.NodeClaim("drift-it", "gplarge"))

@@ -34,6 +34,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
@@ -151,7 +153,7 @@ func tag(t *testing.T, srv *fakecloud.Server, id string, tags map[string]string)
 // instancesOf is the instance provider of cluster over the fake cloud.
 func instancesOf(api csapi.API, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
 	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster, ClusterUID: test.ClusterUID},
-		instance.NewWatcher(api, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
+		asyncjob.NewWatcher(api, clk, time.Second, csapi.Scope{}), batcher.NewCloudStack(clk, api), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 }
 
 func expectGone(t *testing.T, instances *instance.DefaultProvider, name, id string) {

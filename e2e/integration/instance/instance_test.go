@@ -34,6 +34,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/integration/fakecloud"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -52,7 +54,7 @@ type cloud struct {
 	unavailable *pkgcache.UnavailableOfferings
 	nodeClass   *v1.CloudStackNodeClass
 	types       []*cloudprovider.InstanceType
-	watcher     *instance.Watcher
+	watcher     *asyncjob.Watcher
 	failures    *test.LaunchFailures
 	// affinity is test.AffinityGroups{} unless a test ensures real groups.
 	affinity instance.AffinityGroupProvider
@@ -73,7 +75,7 @@ func startCloud(t *testing.T, jobLatency time.Duration, fakeArgs ...string) *clo
 		t.Fatal(err)
 	}
 	unavailable := pkgcache.NewUnavailableOfferings(clock.RealClock{}, pkgcache.UnavailableOfferingsTTL)
-	watcher := instance.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
+	watcher := asyncjob.NewWatcher(srv.Client, clock.RealClock{}, time.Second, csapi.Scope{})
 	go func() { _ = watcher.Start(ctx) }()
 	c := &cloud{srv: srv, unavailable: unavailable, nodeClass: nc, watcher: watcher, failures: &test.LaunchFailures{}, affinity: test.AffinityGroups{}}
 	c.useOptions(instance.Options{ClusterName: test.ClusterName, ClusterUID: test.ClusterUID})
@@ -86,7 +88,7 @@ func startCloud(t *testing.T, jobLatency time.Duration, fakeArgs ...string) *clo
 
 // useOptions builds the instance provider with opts, as the operator does.
 func (c *cloud) useOptions(opts instance.Options) {
-	c.provider = instance.NewDefaultProvider(c.srv.Client, clock.RealClock{}, opts, c.watcher, c.unavailable, test.UserData{}, c.affinity, c.failures, pkgcache.NewInstances())
+	c.provider = instance.NewDefaultProvider(c.srv.Client, clock.RealClock{}, opts, c.watcher, batcher.NewCloudStack(clock.RealClock{}, c.srv.Client), c.unavailable, test.UserData{}, c.affinity, c.failures, pkgcache.NewInstances())
 }
 
 type result struct {

@@ -78,7 +78,9 @@ controller manager sets come from a real CCM, when one runs against the fake clo
   - status.allocatable: capacity minus --kube-reserved, --system-reserved and the
     --eviction-hard thresholds memory.available and nodefs.available (quantities or
     percentages of capacity), floored at zero. Without --eviction-hard the kubelet's defaults
-    apply: memory.available<100Mi and nodefs.available<10%.
+    apply (memory.available<100Mi, nodefs.available<10%). The flags are read with the
+    provider's rules (provider/pkg/nodeallocatable), which tools/kubeletparity judges against
+    the kubelet's code.
   - status.nodeInfo: operatingSystem linux, architecture as the labels, and a bootID that
     changes when rebootVirtualMachine completes: the VM stays Running and keeps its Node, and
     its kubelet, started again, reports the new boot and puts its own labels back, as a

@@ -24,6 +24,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/nodeallocatable"
 )
 
 const (
@@ -41,16 +43,7 @@ const (
 	// uninitializedTaint what it registers with then, until the CCM initialises the Node.
 	externalCloudProvider = "external"
 	uninitializedTaint    = "node.cloudprovider.kubernetes.io/uninitialized"
-
-	signalMemoryAvailable = "memory.available"
-	signalNodeFSAvailable = "nodefs.available"
 )
-
-// kubeletDefaultEvictionHard applies when the userdata sets no hard eviction thresholds.
-var kubeletDefaultEvictionHard = map[string]string{
-	signalMemoryAvailable: "100Mi",
-	signalNodeFSAvailable: "10%",
-}
 
 // kubeletDefaultLabels are the labels a kubelet gives its Node whatever the userdata says
 // (initialNode), in their GA and beta forms; the architecture is the one it was built for,
@@ -111,26 +104,19 @@ func capacity(vm VM, reg Registration, opts Options) corev1.ResourceList {
 // allocatable is capacity minus kube and system reservations and the hard eviction thresholds,
 // floored at zero, as the kubelet computes it.
 func allocatable(capacity corev1.ResourceList, reg Registration) corev1.ResourceList {
-	eviction := reg.EvictionHard
-	if eviction == nil {
-		eviction = kubeletDefaultEvictionHard
+	thresholds := reg.EvictionHard
+	if thresholds == nil {
+		thresholds = nodeallocatable.DefaultEvictionHard()
 	}
-	evictionBySignal := map[corev1.ResourceName]string{
-		corev1.ResourceMemory:           eviction[signalMemoryAvailable],
-		corev1.ResourceEphemeralStorage: eviction[signalNodeFSAvailable],
-	}
+	// Thresholds were checked when the userdata was parsed.
+	eviction, _ := nodeallocatable.EvictionReservation(thresholds, capacity)
 	out := corev1.ResourceList{}
 	for name, total := range capacity {
 		left := total.DeepCopy()
-		for _, reserved := range []corev1.ResourceList{reg.KubeReserved, reg.SystemReserved} {
+		for _, reserved := range []corev1.ResourceList{reg.KubeReserved, reg.SystemReserved, eviction} {
 			if q, ok := reserved[name]; ok {
 				left.Sub(q)
 			}
-		}
-		if threshold := evictionBySignal[name]; threshold != "" {
-			// Thresholds were validated when the userdata was parsed.
-			q, _ := parseThreshold(threshold, total)
-			left.Sub(q)
 		}
 		if left.Sign() < 0 {
 			left = *resource.NewQuantity(0, total.Format)

@@ -24,6 +24,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/nodeallocatable"
 )
 
 // Registration is what a kubelet started by the userdata would register with.
@@ -81,15 +83,15 @@ func newRegistration(values map[string]string) (Registration, error) {
 	if reg.MaxPods, err = parseMaxPods(values[flagMaxPods]); err != nil {
 		return Registration{}, err
 	}
-	if reg.KubeReserved, err = parseReserved(flagKubeReserved, values[flagKubeReserved]); err != nil {
-		return Registration{}, err
+	if reg.KubeReserved, err = nodeallocatable.ParseReserved(values[flagKubeReserved]); err != nil {
+		return Registration{}, fmt.Errorf("--%s: %w", flagKubeReserved, err)
 	}
-	if reg.SystemReserved, err = parseReserved(flagSystemReserved, values[flagSystemReserved]); err != nil {
-		return Registration{}, err
+	if reg.SystemReserved, err = nodeallocatable.ParseReserved(values[flagSystemReserved]); err != nil {
+		return Registration{}, fmt.Errorf("--%s: %w", flagSystemReserved, err)
 	}
 	if value, set := values[flagEvictionHard]; set {
-		if reg.EvictionHard, err = parseEvictionHard(value); err != nil {
-			return Registration{}, err
+		if reg.EvictionHard, err = nodeallocatable.ParseEvictionHard(value); err != nil {
+			return Registration{}, fmt.Errorf("--%s: %w", flagEvictionHard, err)
 		}
 	}
 	if reg.ExternalCloudProvider, err = parseCloudProvider(values[flagCloudProvider]); err != nil {
@@ -177,80 +179,6 @@ func parseMaxPods(value string) (int, error) {
 		return 0, fmt.Errorf("--max-pods: %q is not a non-negative integer", value)
 	}
 	return n, nil
-}
-
-// reservable are the resources the kubelet accepts in --kube-reserved and --system-reserved.
-var reservable = map[corev1.ResourceName]bool{
-	corev1.ResourceCPU: true, corev1.ResourceMemory: true, corev1.ResourceEphemeralStorage: true, "pid": true,
-}
-
-// evictionSignals are the signals the kubelet knows; it refuses to start with any other.
-var evictionSignals = map[string]bool{
-	"memory.available": true, "allocatableMemory.available": true, "pid.available": true,
-	"nodefs.available": true, "nodefs.inodesFree": true, "imagefs.available": true,
-	"imagefs.inodesFree": true, "containerfs.available": true, "containerfs.inodesFree": true,
-}
-
-func parseReserved(flag, value string) (corev1.ResourceList, error) {
-	reserved := corev1.ResourceList{}
-	for _, item := range splitList(value) {
-		name, quantity, found := strings.Cut(item, "=")
-		if !found {
-			return nil, fmt.Errorf("--%s: %q is not resource=quantity", flag, item)
-		}
-		resourceName := corev1.ResourceName(strings.TrimSpace(name))
-		if !reservable[resourceName] {
-			return nil, fmt.Errorf("--%s: the kubelet cannot reserve %q", flag, resourceName)
-		}
-		q, err := resource.ParseQuantity(strings.TrimSpace(quantity))
-		if err != nil {
-			return nil, fmt.Errorf("--%s: parsing %q, %w", flag, item, err)
-		}
-		if q.Sign() < 0 {
-			return nil, fmt.Errorf("--%s: %q is negative", flag, item)
-		}
-		reserved[resourceName] = q
-	}
-	return reserved, nil
-}
-
-// parseEvictionHard reads signal<threshold items; thresholds are checked when applied, where
-// the capacity they are a percentage of is known.
-func parseEvictionHard(value string) (map[string]string, error) {
-	thresholds := map[string]string{}
-	for _, item := range splitList(value) {
-		signal, threshold, found := strings.Cut(item, "<")
-		if !found {
-			return nil, fmt.Errorf("--eviction-hard: %q is not signal<threshold", item)
-		}
-		signal, threshold = strings.TrimSpace(signal), strings.TrimSpace(threshold)
-		if !evictionSignals[signal] {
-			return nil, fmt.Errorf("--eviction-hard: unknown signal %q", signal)
-		}
-		if _, err := parseThreshold(threshold, resource.Quantity{}); err != nil {
-			return nil, fmt.Errorf("--eviction-hard: %q, %w", item, err)
-		}
-		thresholds[signal] = threshold
-	}
-	return thresholds, nil
-}
-
-// parseThreshold reads a quantity or a percentage of capacity, the percentage resolved as the
-// kubelet resolves it: a float32 fraction applied to the capacity in float64, rounded down.
-func parseThreshold(threshold string, capacity resource.Quantity) (resource.Quantity, error) {
-	if percent, ok := strings.CutSuffix(threshold, "%"); ok {
-		p, err := strconv.ParseFloat(percent, 32)
-		if err != nil || p < 0 || p > 100 {
-			return resource.Quantity{}, fmt.Errorf("percentage %q is not between 0 and 100", threshold)
-		}
-		fraction := float32(p) / 100
-		return *resource.NewQuantity(int64(float64(capacity.Value())*float64(fraction)), resource.BinarySI), nil
-	}
-	q, err := resource.ParseQuantity(threshold)
-	if err != nil {
-		return resource.Quantity{}, fmt.Errorf("parsing threshold, %w", err)
-	}
-	return q, nil
 }
 
 // rootDisk is the ephemeral-storage capacity the kubelet of vm reports.

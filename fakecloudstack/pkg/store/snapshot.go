@@ -22,8 +22,8 @@ import (
 	"io"
 )
 
-// snapshot is the on-disk form of the world. Jobs are not part of it: a restarted management
-// server also forgets the results of jobs that were running.
+// snapshot is the on-disk form of the world. Jobs are not part of it: the server's state file
+// holds them beside it (server/persist.go).
 type snapshot struct {
 	Seq            int64               `json:"seq"`
 	Accounts       []Account           `json:"accounts"`

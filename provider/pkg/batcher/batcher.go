@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package batcher merges concurrent requests that can share one CloudStack call. Requests are
 // typed; a key function buckets them, and only requests with equal keys share a call. The
-// executor receives the bucket's key as data, never a string to decode.
+// executor receives the bucket's key as data, never a string to decode. CloudStack holds the
+// batchers of the calls launches, Gets and taggings make.
 package batcher
 
 import (

@@ -31,8 +31,8 @@ import (
 	"sigs.k8s.io/karpenter/pkg/events"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 )
 
 func TestCreateReturnsAHydratedNodeClaim(t *testing.T) {
@@ -151,7 +151,7 @@ func TestDeleteReportsNotFoundOnceTheVMIsGone(t *testing.T) {
 		t.Fatalf("first Delete: %v, want nil while the destroy job runs", err)
 	}
 	// Core asks again until the VM is gone; the job watcher's poll tells.
-	e.clk.Step(instance.DefaultPollInterval)
+	e.clk.Step(asyncjob.DefaultPollInterval)
 	var deleteErr error
 	err = wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		deleteErr = e.cp.Delete(ctx, created)

@@ -35,6 +35,8 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
@@ -60,7 +62,7 @@ type env struct {
 	recorder  *coretest.EventRecorder
 	cp        *cloudprovider.CloudProvider
 	nodeClass *v1.CloudStackNodeClass
-	watcher   *instance.Watcher
+	watcher   *asyncjob.Watcher
 }
 
 func newEnv(t *testing.T) *env {
@@ -74,7 +76,7 @@ func newEnvWithOverlays(t *testing.T, overlays cloudprovider.Overlays) *env {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	api := recorder.NewAPI(clk)
 	unavailable := cache.NewUnavailableOfferings(clk, cache.UnavailableOfferingsTTL)
-	watcher := instance.NewWatcher(api, clk, instance.DefaultPollInterval, csapi.Scope{})
+	watcher := asyncjob.NewWatcher(api, clk, asyncjob.DefaultPollInterval, csapi.Scope{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
@@ -84,7 +86,7 @@ func newEnvWithOverlays(t *testing.T, overlays cloudprovider.Overlays) *env {
 	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(nodeClass, nodePool).WithStatusSubresource(nodeClass).Build()
 	rec := coretest.NewEventRecorder()
 	prices := pricing.NewDefaultProvider(api, kube, client.ObjectKey{Namespace: "karpenter", Name: "prices"}, clk)
-	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName, ClusterUID: test.ClusterUID, Limits: limits.NewDefaultProvider(api, clk)}, watcher, unavailable, test.UserData{}, test.AffinityGroups{}, &test.LaunchFailures{}, cache.NewInstances())
+	instances := instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: clusterName, ClusterUID: test.ClusterUID, Limits: limits.NewDefaultProvider(api, clk)}, watcher, batcher.NewCloudStack(clk, api), unavailable, test.UserData{}, test.AffinityGroups{}, &test.LaunchFailures{}, cache.NewInstances())
 	cp := cloudprovider.New(kube, rec, instancetype.NewDefaultProvider("", prices, unavailable), instances, overlays, cloudprovider.DefaultRepairTolerations())
 	return &env{api: api, clk: clk, kube: kube, recorder: rec, cp: cp, nodeClass: nodeClass, watcher: watcher}
 }
@@ -125,7 +127,7 @@ func (e *env) create(t *testing.T, nc *karpv1.NodeClaim) (*karpv1.NodeClaim, err
 		case r := <-done:
 			returned = &r
 		case <-ticker.C:
-			e.clk.Step(instance.DefaultPollInterval / 4)
+			e.clk.Step(asyncjob.DefaultPollInterval / 4)
 		}
 		if returned != nil && e.watcher.Pending() == 0 {
 			return returned.nc, returned.err

@@ -31,6 +31,8 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	coreoperator "sigs.k8s.io/karpenter/pkg/operator"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	pkgcache "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclaim/launchfailure"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclass"
@@ -99,11 +101,11 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	// The watcher needs tickers, which core's clock.Clock does not promise.
 	// Jobs belong to the caller's account whatever project their resource is in: the default
 	// scope lists them all.
-	watcher := instance.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, csapi.Scope{})
+	watcher := asyncjob.NewWatcher(api, clock.RealClock{}, opts.JobPollInterval, csapi.Scope{})
 	lo.Must0(op.Manager.Add(watcher))
 	launchFailures := launchfailure.NewQueue()
 	instances := instance.NewDefaultProvider(api, op.Clock, instance.Options{ClusterName: opts.ClusterName, ClusterUID: uid, NodeClasses: instance.NodeClassScopes{Reader: op.GetClient()}, Limits: limits.NewDefaultProvider(api, op.Clock), Membership: membership},
-		watcher, unavailable, userData, affinityGroups, launchFailures, pkgcache.NewInstances())
+		watcher, batcher.NewCloudStack(op.Clock, api), unavailable, userData, affinityGroups, launchFailures, pkgcache.NewInstances())
 	lo.Must0(op.Manager.Add(instances))
 
 	return ctx, &Operator{

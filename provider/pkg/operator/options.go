@@ -31,9 +31,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 )
 
 func init() {
@@ -110,7 +110,7 @@ func (o *Options) AddFlags(fs *coreoptions.FlagSet) {
 		{env: "CLOUDSTACK_RATE_BURST", flag: "cloudstack-rate-burst", usage: "Calls that may start at once after a quiet period.",
 			accepted: "a positive whole number of calls, such as 1", def: strconv.Itoa(csapi.DefaultBurst), parse: positive(&o.RateBurst, strconv.Atoi)},
 		{env: "CLOUDSTACK_JOB_POLL_INTERVAL", flag: "cloudstack-job-poll-interval", usage: "How often all pending CloudStack jobs are polled, with one listAsyncJobs call.",
-			accepted: "a positive duration, such as 2s", def: instance.DefaultPollInterval.String(), parse: positive(&o.JobPollInterval, time.ParseDuration)},
+			accepted: "a positive duration, such as 2s", def: asyncjob.DefaultPollInterval.String(), parse: positive(&o.JobPollInterval, time.ParseDuration)},
 		{env: "PRICING_CONFIGMAP", flag: "pricing-configmap", usage: "ConfigMap of hourly prices keyed by service offering name or ID, in the system namespace.",
 			accepted: "a ConfigMap name (lower-case letters, digits, '-' and '.')", def: "karpenter-cloudstack-pricing", parse: name(&o.PricingConfigMap, validation.IsDNS1123Subdomain)},
 		{env: "SYSTEM_NAMESPACE", flag: "system-namespace", usage: "Namespace of the controller and of the pricing ConfigMap.",

@@ -32,6 +32,8 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/garbagecollection"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
@@ -207,5 +209,5 @@ func TestGarbageCollectionCollectsVMsInProjectsNoNodeClassNames(t *testing.T) {
 // instancesOf is the instance provider of cluster over the in-process recorder.
 func instancesOf(api csapi.API, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
 	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster, ClusterUID: unitUID},
-		instance.NewWatcher(api, clk, time.Second, csapi.Scope{}), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
+		asyncjob.NewWatcher(api, clk, time.Second, csapi.Scope{}), batcher.NewCloudStack(clk, api), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
 }

@@ -135,7 +135,8 @@ var _ = Describe("kubeletArgs", func() {
 		Expect(lo.Keys(args)).To(ConsistOf("provider-id", "node-labels", "register-with-taints", "max-pods", "kube-reserved", "eviction-hard"))
 		Expect(args).To(HaveKeyWithValue("max-pods", "110"))
 		Expect(args).To(HaveKeyWithValue("kube-reserved", "cpu=80m,ephemeral-storage=1Gi,memory=1465Mi"))
-		Expect(args).To(HaveKeyWithValue("eviction-hard", "memory.available<100Mi,nodefs.available<10%"))
+		// --eviction-hard replaces every default of the kubelet: all of them are stated.
+		Expect(args).To(HaveKeyWithValue("eviction-hard", "imagefs.available<15%,imagefs.inodesFree<5%,memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%"))
 	})
 	It("leaves out labels the kubelet may not set, keeps the ones it may", func() {
 		Expect(registrationLabels(map[string]string{

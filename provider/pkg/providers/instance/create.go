@@ -32,6 +32,8 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/resources"
 )
@@ -56,7 +58,7 @@ type Launch struct {
 // background. A VM a crashed predecessor deployed for the NodeClaim is adopted instead.
 func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
 	if p.predecessors.mayHaveDeployed(nodeClaim) {
-		existing, err := p.lookups.Do(ctx, vmByName{scope: resources.Scope(nodeClass), name: nodeClaim.Name})
+		existing, err := p.deployedFor(ctx, resources.Scope(nodeClass), nodeClaim.Name)
 		if err != nil {
 			return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
 		}
@@ -107,7 +109,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	// Create adopts (and tags) the VM, and List, which core's garbage collection reads, finds
 	// VMs by tag. Their job is not waited for here: on a busy management server it queues
 	// behind deploys for a job thread.
-	tagJob, err := p.requestTags(ctx, tagRequest{launch: true, vmID: created.ID, tags: tags})
+	tagJob, err := p.requestTags(ctx, batcher.TagRequest{Launch: true, VMID: created.ID, Tags: tags})
 	if err != nil {
 		// The VM is not destroyed for it: its display name carries the owner mark, which makes
 		// it this cluster's without tags, and the call may even have been applied with only its
@@ -135,7 +137,7 @@ type launching struct {
 	nodeClaim, vmID   string
 	scope             csapi.Scope
 	tags              map[string]string
-	deployJob, tagJob *Job
+	deployJob, tagJob *asyncjob.Job
 	c                 candidate
 	// placed frees the slot of the VM's strict affinity group.
 	placed func()
@@ -258,7 +260,7 @@ func (p *DefaultProvider) retryPassing(ctx context.Context, call func() error) e
 // retryWhile runs call until it succeeds, fails with an error retryable refuses, or has run
 // attempts times.
 func (p *DefaultProvider) retryWhile(ctx context.Context, attempts int, retryable func(error) bool, call func() error) error {
-	wait := DefaultPollInterval
+	wait := asyncjob.DefaultPollInterval
 	for attempt := 1; ; attempt++ {
 		err := call()
 		if err == nil || !retryable(err) || attempt == attempts {
@@ -277,7 +279,7 @@ func (p *DefaultProvider) retryWhile(ctx context.Context, attempts int, retryabl
 func (p *DefaultProvider) lookUp(ctx context.Context, scope csapi.Scope, id string) (*cloudstack.VirtualMachine, error) {
 	var vm *cloudstack.VirtualMachine
 	err := p.retryPassing(ctx, func() (err error) {
-		vm, err = p.gets.Do(ctx, vmByID{scope: scope, id: id})
+		vm, err = p.batch.VM(ctx, scope, id)
 		return err
 	})
 	return vm, err

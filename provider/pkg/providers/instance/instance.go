@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
@@ -175,15 +176,13 @@ type DefaultProvider struct {
 	api          csapi.API
 	clock        clock.Clock
 	opts         Options
-	watcher      *Watcher
+	watcher      *asyncjob.Watcher
 	unavailable  *cache.UnavailableOfferings
 	userData     UserDataProvider
 	affinity     AffinityGroupProvider
 	failures     FailureReporter
 	predecessors *predecessors
-	lookups      *batcher.Batcher[csapi.Scope, vmByName, *cloudstack.VirtualMachine]
-	gets         *batcher.Batcher[csapi.Scope, vmByID, *cloudstack.VirtualMachine]
-	tags         *batcher.Batcher[tagBatch, tagRequest, string]
+	batch        *batcher.CloudStack
 	expunge      *cachedValue[bool]
 	projects     *cachedValue[bool]
 	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
@@ -193,23 +192,13 @@ type DefaultProvider struct {
 }
 
 // NewDefaultProvider wires the instance provider; it and watcher must be started by the caller,
-// failures must be drained (the launchfailure controller) and instances must serve this
-// provider alone.
-func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *Watcher, unavailable *cache.UnavailableOfferings,
-	userData UserDataProvider, affinity AffinityGroupProvider, failures FailureReporter, instances *gocache.Cache) *DefaultProvider {
-	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, unavailable: unavailable, userData: userData, affinity: affinity,
-		failures: failures, seen: instances, predecessors: newPredecessors()}
-	p.lookups = batcher.New(clk, batcher.Options[csapi.Scope, vmByName, *cloudstack.VirtualMachine]{
-		Window: launchWindow, MaxItems: lookupBatch, Key: vmByName.batch, Exec: p.lookupByName,
-	})
-	// Gets do not wait for a window: a termination must not pay for batching, and a burst of
-	// drift checks still shares calls while one is in flight.
-	p.gets = batcher.New(clk, batcher.Options[csapi.Scope, vmByID, *cloudstack.VirtualMachine]{
-		MaxItems: idsPerCall, Key: vmByID.batch, Exec: p.getByIDs,
-	})
-	p.tags = batcher.New(clk, batcher.Options[tagBatch, tagRequest, string]{
-		Window: tagWindow, MaxItems: idsPerCall, Key: tagRequest.batch, Exec: p.createTags,
-	})
+// batch must call api, failures must be drained (the launchfailure controller) and instances
+// must serve this provider alone.
+func NewDefaultProvider(api csapi.API, clk clock.Clock, opts Options, watcher *asyncjob.Watcher, batch *batcher.CloudStack,
+	unavailable *cache.UnavailableOfferings, userData UserDataProvider, affinity AffinityGroupProvider, failures FailureReporter,
+	instances *gocache.Cache) *DefaultProvider {
+	p := &DefaultProvider{api: api, clock: clk, opts: opts, watcher: watcher, batch: batch, unavailable: unavailable, userData: userData,
+		affinity: affinity, failures: failures, seen: instances, predecessors: newPredecessors()}
 	p.expunge = &cachedValue[bool]{clock: clk, ttl: capabilityTTL, fetch: expungeAllowed(api)}
 	p.projects = &cachedValue[bool]{clock: clk, ttl: projectsTTL, fetch: inProjects(api)}
 	return p

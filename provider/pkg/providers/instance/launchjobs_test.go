@@ -27,6 +27,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
@@ -84,7 +85,7 @@ func TestADeployJobPastItsDeadlineIsDecidedByTheVMState(t *testing.T) {
 			} else {
 				e.api.SetVMState(id, state)
 			}
-			e.clk.Step(instance.JobDeadline)
+			e.clk.Step(asyncjob.Deadline)
 			if state != instance.StateRunning {
 				e.reportedFailure(t, "node-stuck")
 				if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 || destroys[0].Args != id {

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
@@ -83,7 +84,7 @@ func (p *DefaultProvider) find(ctx context.Context, id string) (*cloudstack.Virt
 		slices.SortStableFunc(scopes, func(a, b csapi.Scope) int { return cmp.Compare(b.ProjectID, a.ProjectID) })
 	}
 	for _, scope := range scopes {
-		vm, err := p.gets.Do(ctx, vmByID{scope: scope, id: id})
+		vm, err := p.batch.VM(ctx, scope, id)
 		if err != nil || vm != nil {
 			return vm, err
 		}
@@ -291,19 +292,19 @@ func (p *DefaultProvider) Destroy(ctx context.Context, id string) error {
 // Delete reports the end of its termination, which core always asks for.
 type destroyJobs struct {
 	mu   sync.Mutex
-	jobs map[string]*Job
+	jobs map[string]*asyncjob.Job
 }
 
-func (d *destroyJobs) add(id string, job *Job) {
+func (d *destroyJobs) add(id string, job *asyncjob.Job) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.jobs == nil {
-		d.jobs = map[string]*Job{}
+		d.jobs = map[string]*asyncjob.Job{}
 	}
 	d.jobs[id] = job
 }
 
-func (d *destroyJobs) get(id string) (*Job, bool) {
+func (d *destroyJobs) get(id string) (*asyncjob.Job, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	job, ok := d.jobs[id]

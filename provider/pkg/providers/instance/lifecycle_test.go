@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -184,7 +185,7 @@ func queuedGets(t *testing.T, e *env, first string, ids []string, unknown string
 	t.Helper()
 	api := &gatedAPI{API: e.api, unknown: unknown}
 	errs := make([]error, len(ids))
-	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, nil, e.unavailable, nil, nil, nil, cache.NewInstances())
+	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, nil, batcher.NewCloudStack(e.clk, api), e.unavailable, nil, nil, nil, cache.NewInstances())
 	synctest.Test(t, func(t *testing.T) {
 		api.entered, api.release = make(chan struct{}), make(chan struct{})
 		ctx := context.Background()
@@ -287,7 +288,7 @@ func TestVMsOfANodeClassProjectAreFoundByGetListAndListAll(t *testing.T) {
 		t.Fatalf("List in the default scope only got %d VMs, %v; want none", len(vms), err)
 	}
 	scoped := instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID, NodeClasses: projectScopes{{}, {ProjectID: project}}},
-		e.watcher, e.unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+		e.watcher, batcher.NewCloudStack(e.clk, e.api), e.unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	before := len(e.api.Calls("listVirtualMachines"))
 	got, err := scoped.Get(ctx, launch.Instance.ID)
 	if err != nil || got.ProjectID != project {

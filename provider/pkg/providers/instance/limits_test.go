@@ -24,6 +24,7 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -36,7 +37,7 @@ func newLimitedEnv(t *testing.T, owner csapi.Remaining) *env {
 	e := newEnv(t)
 	e.api.SetRemaining(owner, csapi.Remaining{VMs: csapi.Unlimited, CPU: csapi.Unlimited, MemoryMiB: csapi.Unlimited})
 	e.provider = instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, Limits: limits.NewDefaultProvider(e.api, e.clk)},
-		e.watcher, e.unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+		e.watcher, batcher.NewCloudStack(e.clk, e.api), e.unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	return e
 }
 

@@ -23,62 +23,25 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-	"github.com/samber/lo"
 	"k8s.io/utils/clock"
 
-	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
-// lookupBatch bounds how many launches share one lookup; the call itself pages.
-const lookupBatch = 500
-
-// lookupByName finds, for each name, a live VM of this cluster with that name, in one tag-filtered
-// listing per burst of launches. A legacy VM counts: the NodeClaim of that name claims it.
-func (p *DefaultProvider) lookupByName(ctx context.Context, scope csapi.Scope, reqs []vmByName) ([]*cloudstack.VirtualMachine, error) {
-	vms, err := p.api.ListVirtualMachines(csapi.StartingLaunch(ctx), scope, csapi.VMFilter{Tags: map[string]string{v1.TagCluster: p.opts.ClusterName}})
-	if err != nil {
-		return nil, fmt.Errorf("listing cluster VMs, %w", err)
-	}
-	byName := map[string]*cloudstack.VirtualMachine{}
-	for _, vm := range vms {
-		if in := newInstance(vm); p.ownerOf(in) != foreign && !in.Gone() {
-			byName[vm.Name] = vm
-		}
-	}
-	return lo.Map(reqs, func(r vmByName, _ int) *cloudstack.VirtualMachine { return byName[r.name] }), nil
-}
-
-// getByIDs answers a batch of Gets with one listVirtualMachines call (nil for an unknown id).
-// CloudStack fails the whole call when one id never existed, so such a batch is retried one
-// id at a time; ids of expunged VMs still resolve and list nothing.
-func (p *DefaultProvider) getByIDs(ctx context.Context, scope csapi.Scope, reqs []vmByID) ([]*cloudstack.VirtualMachine, error) {
-	ids := lo.Map(reqs, func(r vmByID, _ int) string { return r.id })
-	vms, err := p.listByIDs(ctx, scope, lo.Uniq(ids))
+// deployedFor finds a live VM of this cluster named after the NodeClaim, in the listing a
+// burst of launches shares. A legacy VM counts: the NodeClaim of that name claims it.
+func (p *DefaultProvider) deployedFor(ctx context.Context, scope csapi.Scope, nodeClaim string) (*cloudstack.VirtualMachine, error) {
+	vms, err := p.batch.ClusterVMsNamed(ctx, scope, p.opts.ClusterName, nodeClaim)
 	if err != nil {
 		return nil, err
 	}
-	byID := lo.KeyBy(vms, func(vm *cloudstack.VirtualMachine) string { return vm.Id })
-	return lo.Map(ids, func(id string, _ int) *cloudstack.VirtualMachine { return byID[id] }), nil
-}
-
-func (p *DefaultProvider) listByIDs(ctx context.Context, scope csapi.Scope, ids []string) ([]*cloudstack.VirtualMachine, error) {
-	vms, err := p.api.ListVirtualMachines(ctx, scope, csapi.VMFilter{IDs: ids})
-	if csapi.IsNotFound(err) && len(ids) > 1 {
-		vms = nil
-		for _, id := range ids {
-			one, err := p.listByIDs(ctx, scope, []string{id})
-			if err != nil {
-				return nil, err
-			}
-			vms = append(vms, one...)
+	var found *cloudstack.VirtualMachine
+	for _, vm := range vms {
+		if in := newInstance(vm); p.ownerOf(in) != foreign && !in.Gone() {
+			found = vm
 		}
-		return vms, nil
 	}
-	if csapi.IgnoreNotFound(err) != nil {
-		return nil, fmt.Errorf("listing VMs by id, %w", err)
-	}
-	return vms, nil
+	return found, nil
 }
 
 // capabilityTTL: whether users may expunge is a global setting that changes by operator action.

@@ -25,6 +25,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -37,7 +38,7 @@ import (
 func (e *env) inCKSCluster() string {
 	c := e.api.AddKubernetesCluster("prod", csapi.ClusterTypeExternalManaged)
 	m := kubernetescluster.NewMembership(e.api, e.clk, &kubernetescluster.Cluster{ID: c.Id, Name: c.Name, Type: c.Clustertype})
-	e.provider = instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID, Membership: m}, e.watcher, e.unavailable,
+	e.provider = instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID, Membership: m}, e.watcher, batcher.NewCloudStack(e.clk, e.api), e.unavailable,
 		e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	return c.Id
 }

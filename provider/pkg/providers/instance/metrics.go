@@ -21,31 +21,14 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-var (
-	// JobWaitDuration is the time from starting to wait for a job to its end.
-	JobWaitDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Namespace: "karpenter",
-		Subsystem: "cloudstack",
-		Name:      "job_wait_duration_seconds",
-		Help:      "Time waited for CloudStack async jobs to finish.",
-		Buckets:   prometheus.ExponentialBuckets(0.5, 2, 10),
-	})
-	// PendingJobs is the number of async jobs the watcher waits for, as of its last poll.
-	PendingJobs = prometheus.NewGauge(prometheus.GaugeOpts{
-		Namespace: "karpenter",
-		Subsystem: "cloudstack",
-		Name:      "jobs_pending",
-		Help:      "CloudStack async jobs (deploys, tags, destroys) the provider is waiting for.",
-	})
-	// LaunchErrors counts failed launches by CloudStack error code ("none" for other failures).
-	LaunchErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "karpenter",
-		Subsystem: "cloudstack",
-		Name:      "launch_errors_total",
-		Help:      "Failed VM launches by CloudStack error code.",
-	}, []string{"code"})
-)
+// LaunchErrors counts failed launches by CloudStack error code ("none" for other failures).
+var LaunchErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: "karpenter",
+	Subsystem: "cloudstack",
+	Name:      "launch_errors_total",
+	Help:      "Failed VM launches by CloudStack error code.",
+}, []string{"code"})
 
 func init() {
-	crmetrics.Registry.MustRegister(JobWaitDuration, PendingJobs, LaunchErrors)
+	crmetrics.Registry.MustRegister(LaunchErrors)
 }

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -110,7 +111,7 @@ func TestAVMInAProjectNoNodeClassNamesIsNotFinalizedWhileItRuns(t *testing.T) {
 	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "moved", State: "Running", Projectid: project}, ourTags())
 	// Every NodeClass deploys in the default scope now.
 	provider := instance.NewDefaultProvider(e.api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID, NodeClasses: projectScopes{{}}},
-		e.watcher, e.unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+		e.watcher, batcher.NewCloudStack(e.clk, e.api), e.unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	ctx := context.Background()
 	if in, err := provider.Get(ctx, id); err != nil || in.ProjectID != project {
 		t.Fatalf("Get = %+v, %v; want the running VM in %s", in, err, project)

@@ -31,6 +31,8 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -66,7 +68,7 @@ type env struct {
 	nodeClass   *v1.CloudStackNodeClass
 	types       []*cloudprovider.InstanceType
 	userData    *recordingUserData
-	watcher     *instance.Watcher
+	watcher     *asyncjob.Watcher
 	failures    *test.LaunchFailures
 }
 
@@ -102,12 +104,12 @@ func newEnvOver(t testing.TB, wrap func(*recorder.API) csapi.API) *env {
 	api := recorder.NewAPI(clk)
 	unavailable := cache.NewUnavailableOfferings(clk, cache.UnavailableOfferingsTTL)
 	cloud := wrap(api)
-	watcher := instance.NewWatcher(cloud, clk, instance.DefaultPollInterval, csapi.Scope{})
+	watcher := asyncjob.NewWatcher(cloud, clk, asyncjob.DefaultPollInterval, csapi.Scope{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
 	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}, watcher: watcher, failures: &test.LaunchFailures{}}
-	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, watcher, unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, watcher, batcher.NewCloudStack(clk, cloud), unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	e.nodeClass = recorder.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	e.types, _ = instancetype.NewDefaultProvider("", test.ModelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e
@@ -140,7 +142,7 @@ func (e *env) createAll(t testing.TB, claims ...*karpv1.NodeClaim) []result {
 		case <-done:
 			return out
 		case <-ticker.C:
-			e.clk.Step(instance.DefaultPollInterval / 4)
+			e.clk.Step(asyncjob.DefaultPollInterval / 4)
 		case <-deadline:
 			t.Fatalf("launches did not return")
 		}
@@ -155,7 +157,7 @@ func (e *env) settle(t testing.TB, done func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("the launches' background work did not finish")
 		}
-		e.clk.Step(instance.DefaultPollInterval / 4)
+		e.clk.Step(asyncjob.DefaultPollInterval / 4)
 	}
 }
 
@@ -190,7 +192,7 @@ func (e *env) deleteUntilGone(t testing.TB, id string) error {
 		if err != nil {
 			return err
 		}
-		e.clk.Step(instance.DefaultPollInterval / 4)
+		e.clk.Step(asyncjob.DefaultPollInterval / 4)
 	}
 	t.Fatalf("Delete of %s never reported the VM gone", id)
 	return nil

@@ -20,23 +20,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"time"
 
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 )
-
-// idsPerCall is how many VM IDs one call names (createTags' resourceids, listVirtualMachines'
-// ids). CloudStack splits a list parameter into its elements, so the 255-character limit of
-// string parameters does not apply; fifty uuids keep a GET's query under 2 KB, far below the
-// management server's 8 KB request line.
-const idsPerCall = 50
-
-// tagWindow is how long a tag set's batch stays open. Tagging runs while the deploy job does
-// and a deploy takes 10-60 s, so a second of waiting costs nothing while deploys leave at
-// the rate limit (10-25 a second) and then share one createTags call and its job.
-const tagWindow = time.Second
 
 // tagsFor are the tags of a NodeClaim's VM. They hold nothing specific to the NodeClaim (its
 // name is the VM name), so every launch of a NodePool shares one tag set and one createTags call.
@@ -57,9 +47,9 @@ func (p *DefaultProvider) tagsFor(nodeClass *v1.CloudStackNodeClass, nodeClaim *
 // tag applies tags to a VM outside a launch and waits for the job. A launch whose tagging
 // fails here gives its VM up, so a call refused for a passing reason is sent again first.
 func (p *DefaultProvider) tag(ctx context.Context, vmID string, tags map[string]string) error {
-	var job *Job
+	var job *asyncjob.Job
 	err := p.retryPassing(ctx, func() (err error) {
-		job, err = p.requestTags(ctx, tagRequest{vmID: vmID, tags: tags})
+		job, err = p.requestTags(ctx, batcher.TagRequest{VMID: vmID, Tags: tags})
 		return err
 	})
 	if err != nil {
@@ -74,28 +64,12 @@ func (p *DefaultProvider) tag(ctx context.Context, vmID string, tags map[string]
 // requestTags asks for the VM's tags through the batch of its tag set and returns the watched
 // job once CloudStack has accepted the call: from then on the tags are written even if this
 // process dies.
-func (p *DefaultProvider) requestTags(ctx context.Context, req tagRequest) (*Job, error) {
-	jobID, err := p.tags.Do(ctx, req)
+func (p *DefaultProvider) requestTags(ctx context.Context, req batcher.TagRequest) (*asyncjob.Job, error) {
+	jobID, err := p.batch.CreateTags(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	return p.watcher.Watch(jobID), nil
-}
-
-func (p *DefaultProvider) createTags(ctx context.Context, _ tagBatch, reqs []tagRequest) ([]string, error) {
-	vmIDs := make([]string, len(reqs))
-	for i, r := range reqs {
-		vmIDs[i] = r.vmID
-	}
-	jobID, err := p.api.CreateTags(ctx, vmIDs, reqs[0].tags)
-	if err != nil {
-		return nil, fmt.Errorf("creating tags, %w", err)
-	}
-	out := make([]string, len(vmIDs))
-	for i := range out {
-		out[i] = jobID
-	}
-	return out, nil
 }
 
 // missingTags are the tags of want that have lacks. Only those are requested of a VM that may

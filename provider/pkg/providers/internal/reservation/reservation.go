@@ -23,14 +23,13 @@ package reservation
 import (
 	"fmt"
 	"maps"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/nodeallocatable"
 )
 
 // Defaults where spec.kubelet says nothing.
@@ -46,19 +45,6 @@ const (
 var (
 	MinAllocatableCPU    = resource.MustParse("100m")
 	MinAllocatableMemory = resource.MustParse("256Mi")
-)
-
-// kubeletEvictionHard are the kubelet's own hard eviction thresholds for memory and the root
-// filesystem; the rendered arguments always state them, so a kubelet built with other
-// defaults still holds back what the model subtracts.
-var kubeletEvictionHard = map[string]string{
-	signalMemoryAvailable: "100Mi",
-	signalNodeFSAvailable: "10%",
-}
-
-const (
-	signalMemoryAvailable = "memory.available"
-	signalNodeFSAvailable = "nodefs.available"
 )
 
 // Reservations are the kubelet settings that decide a node's allocatable, as the kubelet's
@@ -79,7 +65,10 @@ func For(kubelet *v1.KubeletConfiguration, cpus int64) Reservations {
 	r := Reservations{
 		MaxPods:        MaxPods(kubelet),
 		SystemReserved: map[string]string{},
-		EvictionHard:   maps.Clone(kubeletEvictionHard),
+		// The rendered arguments state the kubelet's defaults, since --eviction-hard replaces
+		// them all: a node keeps every default spec.kubelet does not change, and a kubelet
+		// built with other defaults still holds back what the model subtracts.
+		EvictionHard: nodeallocatable.DefaultEvictionHard(),
 	}
 	r.KubeReserved = map[string]string{
 		string(corev1.ResourceCPU):              kubeReservedCPU(cpus).String(),
@@ -125,28 +114,17 @@ func RootDisk(nodeClass *v1.CloudStackNodeClass) resource.Quantity {
 // Overhead resolves the reservations against a node's capacity, percentages included, the way
 // the kubelet subtracts them from capacity to report allocatable.
 func (r Reservations) Overhead(capacity corev1.ResourceList) (*cloudprovider.InstanceTypeOverhead, error) {
-	kube, err := quantities("spec.kubelet.kubeReserved", r.KubeReserved)
+	kube, err := reserved("spec.kubelet.kubeReserved", r.KubeReserved)
 	if err != nil {
 		return nil, err
 	}
-	system, err := quantities("spec.kubelet.systemReserved", r.SystemReserved)
+	system, err := reserved("spec.kubelet.systemReserved", r.SystemReserved)
 	if err != nil {
 		return nil, err
 	}
-	eviction := corev1.ResourceList{}
-	for signal, name := range map[string]corev1.ResourceName{
-		signalMemoryAvailable: corev1.ResourceMemory,
-		signalNodeFSAvailable: corev1.ResourceEphemeralStorage,
-	} {
-		threshold, ok := r.EvictionHard[signal]
-		if !ok {
-			continue
-		}
-		q, err := Threshold(threshold, capacity[name])
-		if err != nil {
-			return nil, fmt.Errorf("spec.kubelet.evictionHard[%s], %w", signal, err)
-		}
-		eviction[name] = q
+	eviction, err := nodeallocatable.EvictionReservation(r.EvictionHard, capacity)
+	if err != nil {
+		return nil, fmt.Errorf("spec.kubelet.evictionHard: %w", err)
 	}
 	return &cloudprovider.InstanceTypeOverhead{KubeReserved: kube, SystemReserved: system, EvictionThreshold: eviction}, nil
 }
@@ -156,40 +134,15 @@ func Offerable(allocatable corev1.ResourceList) bool {
 	return allocatable.Cpu().Cmp(MinAllocatableCPU) >= 0 && allocatable.Memory().Cmp(MinAllocatableMemory) >= 0
 }
 
-// quantities parses reservations of resources; pid is not a node resource and reserves no
-// capacity Karpenter schedules.
-func quantities(field string, values map[string]string) (corev1.ResourceList, error) {
-	out := corev1.ResourceList{}
-	for name, value := range values {
-		if name == "pid" {
-			continue
-		}
-		q, err := resource.ParseQuantity(value)
-		if err != nil {
-			return nil, fmt.Errorf("%s[%s]: %q is not a quantity such as 100m or 1Gi", field, name, value)
-		}
-		out[corev1.ResourceName(name)] = q
-	}
-	return out, nil
-}
-
-// Threshold reads an eviction threshold, a quantity or a percentage of capacity. A percentage
-// is resolved as the kubelet resolves it: parsed as a float32 fraction and applied to the
-// capacity in float64, rounded down to a byte.
-func Threshold(threshold string, capacity resource.Quantity) (resource.Quantity, error) {
-	if percent, ok := strings.CutSuffix(threshold, "%"); ok {
-		p, err := strconv.ParseFloat(percent, 32)
-		if err != nil || p < 0 || p > 100 {
-			return resource.Quantity{}, fmt.Errorf("percentage %q is not between 0 and 100", threshold)
-		}
-		fraction := float32(p) / 100
-		return *resource.NewQuantity(int64(float64(capacity.Value())*float64(fraction)), resource.BinarySI), nil
-	}
-	q, err := resource.ParseQuantity(threshold)
+// reserved reads reservations; pid is not a node resource and reserves no capacity Karpenter
+// schedules.
+func reserved(field string, values map[string]string) (corev1.ResourceList, error) {
+	out, err := nodeallocatable.Reserved(values)
 	if err != nil {
-		return resource.Quantity{}, fmt.Errorf("%q is not a quantity such as 100Mi or a percentage such as 10%%", threshold)
+		return nil, fmt.Errorf("%s: %w", field, err)
 	}
-	return q, nil
+	delete(out, "pid")
+	return out, nil
 }
 
 // kubeReservedCPU reserves 6% of the first core, 1% of the second, 0.5% of the third and fourth

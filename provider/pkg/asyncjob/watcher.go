@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package instance
+// Package asyncjob waits for CloudStack async jobs: one poller lists every pending job at once,
+// so waiting costs the same whether one launch or a hundred are in flight.
+package asyncjob
 
 import (
 	"context"
@@ -55,15 +57,15 @@ const (
 	// maxQueryGap caps the polls between two queries of one missing job: the gap doubles from
 	// missingTicks, so a stuck job costs a call a minute at the default interval.
 	maxQueryGap = 30
-	// JobDeadline ends the wait for a job that is still pending, or cannot be asked about, this
+	// Deadline ends the wait for a job that is still pending, or cannot be asked about, this
 	// long after it was watched. CloudStack cancels a job still running after
 	// job.cancel.threshold.minutes (60 by default), so by then no answer is coming; the caller
 	// decides from the state of the job's resource instead.
-	JobDeadline = 65 * time.Minute
+	Deadline = 65 * time.Minute
 )
 
-// ErrJobDeadline is the error of a job that had no outcome within JobDeadline.
-var ErrJobDeadline = errors.New("no outcome within the job deadline")
+// ErrDeadline is the error of a job that had no outcome within Deadline.
+var ErrDeadline = errors.New("no outcome within the job deadline")
 
 // Watcher waits for async jobs: one listAsyncJobs call per tick reports every pending job, so
 // the cost of waiting does not grow with the number of launches in flight.
@@ -210,12 +212,12 @@ func (w *Watcher) expire(now time.Time) {
 	defer w.mu.Unlock()
 	for id, wt := range w.pending {
 		if overdue(wt, now) {
-			w.finishLocked(id, nil, fmt.Errorf("waiting for job %s, %w", id, ErrJobDeadline))
+			w.finishLocked(id, nil, fmt.Errorf("waiting for job %s, %w", id, ErrDeadline))
 		}
 	}
 }
 
-func overdue(wt *waiter, now time.Time) bool { return now.Sub(wt.started) > JobDeadline }
+func overdue(wt *waiter, now time.Time) bool { return now.Sub(wt.started) > Deadline }
 
 // queryMissing asks for jobs listAsyncJobs keeps omitting, one by one and ever more rarely:
 // the fallback that keeps a launch from hanging if the listing does not show a job. A query

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package instance_test
+package asyncjob_test
 
 import (
 	"context"
@@ -30,8 +30,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/utils/clock"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/recovery"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
@@ -42,9 +42,9 @@ import (
 // is reported as a deadlock instead of hanging.
 
 // startWatcher starts a watcher on the bubble's clock; it stops with the test.
-func startWatcher(t *testing.T, api csapi.API) *instance.Watcher {
+func startWatcher(t *testing.T, api csapi.API) *asyncjob.Watcher {
 	t.Helper()
-	w := instance.NewWatcher(api, clock.RealClock{}, instance.DefaultPollInterval, csapi.Scope{})
+	w := asyncjob.NewWatcher(api, clock.RealClock{}, asyncjob.DefaultPollInterval, csapi.Scope{})
 	go func() { _ = w.Start(t.Context()) }()
 	return w
 }
@@ -66,8 +66,8 @@ func TestJobsWatchedBeforeAPollAreReportedByIt(t *testing.T) {
 		api := recorder.NewAPI(clock.RealClock{})
 		jobIDs := []string{destroyJob(t, api, "a"), destroyJob(t, api, "b")}
 		w := startWatcher(t, api)
-		jobs := []*instance.Job{w.Watch(jobIDs[0]), w.Watch(jobIDs[1])}
-		time.Sleep(instance.DefaultPollInterval)
+		jobs := []*asyncjob.Job{w.Watch(jobIDs[0]), w.Watch(jobIDs[1])}
+		time.Sleep(asyncjob.DefaultPollInterval)
 		for i, j := range jobs {
 			if _, err := j.Wait(t.Context()); err != nil {
 				t.Fatalf("job %d after one poll: %v", i, err)
@@ -99,7 +99,7 @@ func TestTheWatcherOutlivesAPanicInAPoll(t *testing.T) {
 		jobID := destroyJob(t, api, "a")
 		before := testutil.ToFloat64(recovery.Panics.WithLabelValues("job watcher"))
 		job := startWatcher(t, &panicsOnce{API: api}).Watch(jobID)
-		time.Sleep(2 * instance.DefaultPollInterval) // the poll that panics, then one that reports the job
+		time.Sleep(2 * asyncjob.DefaultPollInterval) // the poll that panics, then one that reports the job
 		synctest.Wait()
 		if done, err := job.Done(); !done || err != nil {
 			t.Fatalf("the job was not reported after a poll panicked: done %v, %v", done, err)
@@ -163,13 +163,13 @@ func TestAJobWithoutOutcomeEndsAtItsDeadline(t *testing.T) {
 		api := recorder.NewAPI(clock.RealClock{})
 		api.SetJobDuration(24 * time.Hour)
 		job := startWatcher(t, api).Watch(destroyJob(t, api, "stuck"))
-		time.Sleep(instance.JobDeadline - instance.DefaultPollInterval)
+		time.Sleep(asyncjob.Deadline - asyncjob.DefaultPollInterval)
 		synctest.Wait()
 		if done, _ := job.Done(); done {
 			t.Fatal("the job ended before its deadline")
 		}
-		if _, err := job.Wait(t.Context()); !errors.Is(err, instance.ErrJobDeadline) {
-			t.Fatalf("job ended with %v, want ErrJobDeadline", err)
+		if _, err := job.Wait(t.Context()); !errors.Is(err, asyncjob.ErrDeadline) {
+			t.Fatalf("job ended with %v, want ErrDeadline", err)
 		}
 	})
 }
@@ -181,7 +181,7 @@ func TestManyOldJobsAreListedNotQueried(t *testing.T) {
 		api := recorder.NewAPI(clock.RealClock{})
 		api.SetJobDuration(20 * time.Minute)
 		w := startWatcher(t, api)
-		var jobs []*instance.Job
+		var jobs []*asyncjob.Job
 		for i := range 20 {
 			jobs = append(jobs, w.Watch(destroyJob(t, api, fmt.Sprintf("queued-%d", i))))
 		}
