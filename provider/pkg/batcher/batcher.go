@@ -33,9 +33,12 @@ import (
 
 // Options configure a Batcher.
 type Options[K comparable, T, R any] struct {
-	// Window is how long the first request of a batch waits for others. Zero sends it at once;
-	// then only the requests arriving while a call runs share the next one.
+	// Window is how long the first request of a batch waits for others at most. Zero sends it
+	// at once; then only the requests arriving while a call runs share the next one.
 	Window time.Duration
+	// Idle, when set, closes the window early once no request has joined for that long: a lone
+	// request waits Idle, while a steady stream still fills a call for up to Window.
+	Idle time.Duration
 	// MaxItems bounds the requests of one call.
 	MaxItems int
 	// Key buckets requests: those with equal keys can share a call.
@@ -113,9 +116,7 @@ func (bk *bucket[K, T, R]) do(ctx context.Context, req T) (R, error) {
 func (bk *bucket[K, T, R]) loop(ctx context.Context) {
 	opts := bk.batcher.opts
 	for {
-		if opts.Window > 0 {
-			<-bk.batcher.clock.After(opts.Window)
-		}
+		bk.gather()
 		bk.mu.Lock()
 		n := min(len(bk.queue), opts.MaxItems)
 		if n == 0 {
@@ -128,6 +129,39 @@ func (bk *bucket[K, T, R]) loop(ctx context.Context) {
 		bk.mu.Unlock()
 		bk.run(ctx, batch)
 	}
+}
+
+// gather waits for the batch's window to close: Window after it opened, or sooner once Idle
+// passes without a new request, or once a call's worth of requests is queued.
+func (bk *bucket[K, T, R]) gather() {
+	opts, clk := bk.batcher.opts, bk.batcher.clock
+	if opts.Window <= 0 {
+		return
+	}
+	if opts.Idle <= 0 || opts.Idle >= opts.Window {
+		<-clk.After(opts.Window)
+		return
+	}
+	closes := clk.Now().Add(opts.Window)
+	queued := bk.queued()
+	for queued < opts.MaxItems {
+		wait := min(opts.Idle, closes.Sub(clk.Now()))
+		if wait <= 0 {
+			return
+		}
+		<-clk.After(wait)
+		now := bk.queued()
+		if now == queued {
+			return
+		}
+		queued = now
+	}
+}
+
+func (bk *bucket[K, T, R]) queued() int {
+	bk.mu.Lock()
+	defer bk.mu.Unlock()
+	return len(bk.queue)
 }
 
 func (bk *bucket[K, T, R]) run(ctx context.Context, batch []*pending[T, R]) {

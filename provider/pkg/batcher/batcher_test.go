@@ -18,9 +18,12 @@ package batcher
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -106,4 +109,53 @@ func waiters(b *Batcher[string, string, string]) int {
 		bk.mu.Unlock()
 	}
 	return n
+}
+
+// With Idle set, a lone request waits Idle, requests that keep coming within Idle of each
+// other share one call for up to Window, and a gap longer than Idle starts a new call.
+func TestAnIdleWindowClosesWhenRequestsStopComing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var calls []string
+		var sent []time.Duration
+		start := time.Now()
+		b := New(clock.RealClock{}, Options[string, string, string]{
+			Window: time.Second, Idle: 200 * time.Millisecond, MaxItems: 100,
+			Key: func(string) string { return "k" },
+			Exec: func(_ context.Context, _ string, reqs []string) ([]string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				calls = append(calls, strings.Join(reqs, ","))
+				sent = append(sent, time.Since(start))
+				return reqs, nil
+			},
+		})
+		do := func(req string) { go func() { _, _ = b.Do(context.Background(), req) }() }
+
+		do("lone")
+		time.Sleep(time.Second + time.Millisecond)
+		// A stream every 100 ms for 1.5 s: the first call closes at the window, the rest follow.
+		for i := range 15 {
+			do(fmt.Sprintf("s%d", i))
+			time.Sleep(100 * time.Millisecond)
+		}
+		// A gap of 500 ms, then one more.
+		time.Sleep(400 * time.Millisecond)
+		do("late")
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+
+		mu.Lock()
+		defer mu.Unlock()
+		want := []string{"lone", "s0,s1,s2,s3,s4,s5,s6,s7,s8,s9", "s10,s11,s12,s13,s14", "late"}
+		if !slices.Equal(calls, want) {
+			t.Fatalf("calls %q, want %q", calls, want)
+		}
+		if sent[0] != 200*time.Millisecond {
+			t.Errorf("the lone request was sent after %s, want after the idle 200ms", sent[0])
+		}
+		if got := sent[1] - (time.Second + time.Millisecond); got != time.Second {
+			t.Errorf("the stream's first call left %s after it began, want at the 1s window", got)
+		}
+	})
 }

@@ -49,7 +49,7 @@ func NewCloudStack(clk clock.Clock, api csapi.API) *CloudStack {
 			MaxItems: idsPerCall, Key: vmByID.batch, Exec: getByIDs(api),
 		}),
 		tags: New(clk, Options[tagBatch, TagRequest, string]{
-			Window: tagWindow, MaxItems: idsPerCall, Key: TagRequest.batch, Exec: createTags(api),
+			Window: tagWindow, Idle: tagIdle, MaxItems: idsPerCall, Key: TagRequest.batch, Exec: createTags(api),
 		}),
 	}
 }

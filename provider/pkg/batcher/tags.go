@@ -28,10 +28,16 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
-// tagWindow is how long a tag set's batch stays open. Tagging runs while the deploy job does
-// and a deploy takes 10-60 s, so a second of waiting costs nothing while deploys leave at
-// the rate limit (10-25 a second) and then share one createTags call and its job.
-const tagWindow = time.Second
+// A tag set's batch stays open up to tagWindow while launches keep joining it, and closes
+// once none has joined for tagIdle. Deploys leave at the rate limit (10-25 a second), so a
+// burst's launches share one createTags call and its job per second; a lone launch waits only
+// tagIdle. Create returns only once its tags are requested, and core counts a new node as
+// hosting a CapacityBuffer's pods only if it is launched before core's next provisioning
+// pass, a second after the one that created it: a node launched later is deleted as empty.
+const (
+	tagWindow = time.Second
+	tagIdle   = 200 * time.Millisecond
+)
 
 // TagRequest asks for a VM's tags. Requests with the same tags and Launch share a createTags
 // call, which takes its tags from the first request.
