@@ -40,12 +40,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/run"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
 )
 
 // stopTimeout bounds the teardown after a run, which must happen even after a Ctrl-C.
@@ -219,15 +219,15 @@ func benchmark(ctx context.Context, o options) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%s (%s), size %d\n", o.ID, o.Description, o.size)
-	ours := func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
+	ours := func(ctx context.Context, p environment.Paths, c cluster.Tuning) (*run.Target, error) {
 		return run.StartOurs(ctx, p, o.runtime, c, slices.Concat(o.coreEnv, o.providerEnv))
 	}
 	if o.Calibration {
 		ours = run.StartCalibration
 	}
-	starts := []func(context.Context, framework.Paths, cluster.Tuning) (*run.Target, error){ours}
+	starts := []func(context.Context, environment.Paths, cluster.Tuning) (*run.Target, error){ours}
 	if o.baseline {
-		starts = append(starts, func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
+		starts = append(starts, func(ctx context.Context, p environment.Paths, c cluster.Tuning) (*run.Target, error) {
 			return run.StartBaseline(ctx, p, o.runtime, c, o.coreEnv)
 		})
 	}
@@ -257,8 +257,8 @@ func benchmark(ctx context.Context, o options) error {
 
 // runOne brings up one provider's cluster, measures the scenario and tears it all down. The
 // run folder (logs) is kept when the run did not complete.
-func runOne(ctx context.Context, o options, start func(context.Context, framework.Paths, cluster.Tuning) (*run.Target, error), started time.Time, i int) (report.Result, error) {
-	p, err := framework.DefaultPaths("bench")
+func runOne(ctx context.Context, o options, start func(context.Context, environment.Paths, cluster.Tuning) (*run.Target, error), started time.Time, i int) (report.Result, error) {
+	p, err := environment.DefaultPaths("bench")
 	if err != nil {
 		return report.Result{}, err
 	}

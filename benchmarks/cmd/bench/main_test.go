@@ -30,7 +30,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
 )
 
 func parse(args ...string) (options, error) {

@@ -31,12 +31,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/catalog"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/charts"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/process"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/process"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/helm"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
@@ -51,8 +51,8 @@ const (
 // KWOK provider in place of the fake cloud and ours, seeing the fake's default world as its
 // instance-type catalogue; coreEnv are Karpenter core settings (KEY=VALUE) of the provider.
 // On the binary runtime the provider is a process of the run, on kind its chart's Deployment.
-func StartBaseline(ctx context.Context, p framework.Paths, runtime string, settings cluster.Tuning, coreEnv []string) (*Target, error) {
-	ports, err := framework.NewSettings("bench-kwok")
+func StartBaseline(ctx context.Context, p environment.Paths, runtime string, settings cluster.Tuning, coreEnv []string) (*Target, error) {
+	ports, err := environment.NewSettings("bench-kwok")
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func StartBaseline(ctx context.Context, p framework.Paths, runtime string, setti
 	stopProvider := func() error {
 		err := runner.Stop(kwokProviderName)
 		if runtime == cluster.RuntimeKind {
-			err = errors.Join(err, charts.Uninstall(p.Kubeconfig(), kwokRelease, kwokNamespace, chartTimeout))
+			err = errors.Join(err, helm.Uninstall(p.Kubeconfig(), kwokRelease, kwokNamespace, chartTimeout))
 		}
 		return err
 	}
@@ -72,7 +72,7 @@ func StartBaseline(ctx context.Context, p framework.Paths, runtime string, setti
 	if err != nil {
 		return t, err
 	}
-	if err := framework.InstallCRDs(ctx, t.Client, filepath.Join(kwok.Dir, "kwok", "apis", "crds")); err != nil {
+	if err := environment.InstallCRDs(ctx, t.Client, filepath.Join(kwok.Dir, "kwok", "apis", "crds")); err != nil {
 		return t, err
 	}
 	catalogPath := filepath.Join(p.RunDir, "instance-types.json")
@@ -109,7 +109,7 @@ func StartBaseline(ctx context.Context, p framework.Paths, runtime string, setti
 
 // kwokProvider is the KWOK provider's process, on the cluster's ports and with the catalogue
 // at catalogPath; coreEnv come last, so they win over the defaults.
-func kwokProvider(p framework.Paths, ports framework.Settings, catalogPath string, coreEnv []string) component.Component {
+func kwokProvider(p environment.Paths, ports environment.Settings, catalogPath string, coreEnv []string) component.Component {
 	return component.Component{
 		Name:   kwokProviderName,
 		Binary: p.Bin(kwokProviderName),
@@ -128,14 +128,14 @@ func kwokProvider(p framework.Paths, ports framework.Settings, catalogPath strin
 
 // StartCalibration brings up the cluster alone, for the calibration scenario, whose
 // workload brings its own nodes. It calibrates kwokctl's control plane: binary runtime only.
-func StartCalibration(ctx context.Context, p framework.Paths, settings cluster.Tuning) (*Target, error) {
+func StartCalibration(ctx context.Context, p environment.Paths, settings cluster.Tuning) (*Target, error) {
 	return startCluster(ctx, p, cluster.RuntimeBinary, "bench-calibration", "kwok-only", settings, func() error { return nil })
 }
 
 // startCluster creates the cluster of a run without the fake cloud, with Karpenter's CRDs
 // installed, or on kind attaches to the kind cluster and clears it; stopProvisioner stops
 // what the caller starts on it.
-func startCluster(ctx context.Context, p framework.Paths, runtime, name, provider string, settings cluster.Tuning, stopProvisioner func() error) (*Target, error) {
+func startCluster(ctx context.Context, p environment.Paths, runtime, name, provider string, settings cluster.Tuning, stopProvisioner func() error) (*Target, error) {
 	if err := os.MkdirAll(p.RunDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run folder, %w", err)
 	}
@@ -143,14 +143,14 @@ func startCluster(ctx context.Context, p framework.Paths, runtime, name, provide
 		return nil, err
 	}
 	c := cluster.Options{Name: name, Runtime: runtime, BinDir: p.BinDir, WorkDir: p.KwokDir(), Kubeconfig: p.Kubeconfig(),
-		Tuning: framework.DefaultTuning(settings), KindKubeconfig: p.KindKubeconfig()}
+		Tuning: environment.DefaultTuning(settings), KindKubeconfig: p.KindKubeconfig()}
 	t := &Target{Provider: provider, paths: p, cluster: c, stop: func(ctx context.Context) error {
 		return errors.Join(stopProvisioner(), cluster.Delete(ctx, c, p.LogPath("kwokctl")), os.RemoveAll(p.KwokDir()), process.Release(p.RunDir))
 	}}
 	if err := cluster.Create(ctx, c, p.LogPath("kwokctl")); err != nil {
 		return t, err
 	}
-	kube, err := framework.NewClient(p.Kubeconfig())
+	kube, err := environment.NewClient(p.Kubeconfig())
 	if err != nil {
 		return t, err
 	}
@@ -168,7 +168,7 @@ func startCluster(ctx context.Context, p framework.Paths, runtime, name, provide
 	if t.apiServer, err = newAPIServer(p.Kubeconfig()); err != nil {
 		return t, err
 	}
-	return t, framework.InstallCRDs(ctx, t.Client, p.CRDDir())
+	return t, environment.InstallCRDs(ctx, t.Client, p.CRDDir())
 }
 
 // kwokNodeClass is unstructured: the KWOK provider's API has no fields, and its CRD defaults

@@ -21,15 +21,15 @@ import (
 	"testing"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
 )
 
 // Core settings such as the batch window must reach the KWOK provider as they reach ours,
 // or the two sides of a ratio run different cores.
 func TestKwokProviderGetsCoreSettingsBesideItsOwn(t *testing.T) {
-	p := framework.Paths{RunDir: t.TempDir()}
-	ports := framework.Settings{MetricsPort: 8080, HealthPort: 8081}
+	p := environment.Paths{RunDir: t.TempDir()}
+	ports := environment.Settings{MetricsPort: 8080, HealthPort: 8081}
 	coreEnv := []string{"BATCH_MAX_DURATION=60s", "BATCH_IDLE_DURATION=5s"}
 	env := kwokProvider(p, ports, "/run/instance-types.json", coreEnv).Env
 	for _, want := range append([]string{"INSTANCE_TYPES_FILE_PATH=/run/instance-types.json", "METRICS_PORT=8080", "HEALTH_PROBE_PORT=8081", "DISABLE_LEADER_ELECTION=true"}, coreEnv...) {

@@ -38,12 +38,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/charts"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/helm"
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
@@ -69,15 +69,15 @@ const (
 )
 
 // kindPods are the pods measured on kind, by the names the binary runtime measures them under.
-var kindPods = func() map[string]framework.Pods {
-	pods := maps.Clone(framework.ChartPods)
-	pods[kwokProviderName] = framework.ReleasePods(kwokNamespace, kwokRelease)
+var kindPods = func() map[string]environment.Pods {
+	pods := maps.Clone(environment.ChartPods)
+	pods[kwokProviderName] = environment.ReleasePods(kwokNamespace, kwokRelease)
 	// kubeadm's static pods carry their component's name in the label "component"; kwok's pod
 	// carries the label its own kustomization gives it, which tools/kind installs.
 	for _, name := range controlPlane {
-		pods[name] = framework.Pods{Namespace: "kube-system", Selector: "component=" + name}
+		pods[name] = environment.Pods{Namespace: "kube-system", Selector: "component=" + name}
 	}
-	pods[kwokController] = framework.Pods{Namespace: "kube-system", Selector: "app=" + kwokController}
+	pods[kwokController] = environment.Pods{Namespace: "kube-system", Selector: "app=" + kwokController}
 	return pods
 }()
 
@@ -98,7 +98,7 @@ func (t *Target) measure(ctx context.Context, names ...string) error {
 
 // podProcess finds the host process of the one running pod pods selects, which must have one
 // container that never restarted: a restart would leave its usage covering the last start only.
-func podProcess(kube client.Client, pods framework.Pods) pidSource {
+func podProcess(kube client.Client, pods environment.Pods) pidSource {
 	return func(ctx context.Context) (int, error) {
 		selector, err := labels.Parse(pods.Selector)
 		if err != nil {
@@ -143,8 +143,8 @@ func containerID(pods []corev1.Pod) (string, error) {
 }
 
 // clearKindCluster removes what an earlier run left in the kind cluster, which runs share.
-func clearKindCluster(ctx context.Context, p framework.Paths) error {
-	kube, err := framework.NewClient(p.KindKubeconfig())
+func clearKindCluster(ctx context.Context, p environment.Paths) error {
+	kube, err := environment.NewClient(p.KindKubeconfig())
 	if err != nil {
 		return err
 	}
@@ -177,14 +177,14 @@ func clearKind(ctx context.Context, kube client.Client) error {
 			return err
 		}
 	}
-	if err := deleteEvery(ctx, kube, &corev1.NodeList{}, framework.SimulatedNodes); err != nil {
+	if err := deleteEvery(ctx, kube, &corev1.NodeList{}, environment.SimulatedNodes); err != nil {
 		return err
 	}
 	left := func(ctx context.Context) (bool, error) {
 		for _, c := range []struct {
 			list client.ObjectList
 			opts []client.ListOption
-		}{{&corev1.PodList{}, []client.ListOption{ns}}, {&karpv1.NodeClaimList{}, nil}, {&corev1.NodeList{}, []client.ListOption{framework.SimulatedNodes}}} {
+		}{{&corev1.PodList{}, []client.ListOption{ns}}, {&karpv1.NodeClaimList{}, nil}, {&corev1.NodeList{}, []client.ListOption{environment.SimulatedNodes}}} {
 			if err := list(ctx, kube, c.list, c.opts...); err != nil || meta.LenList(c.list) > 0 {
 				return false, err
 			}
@@ -246,19 +246,19 @@ func kwokNodeClassList() *unstructured.UnstructuredList {
 // installKwokProvider installs Karpenter's KWOK provider with its chart, the catalogue at
 // catalogPath in a ConfigMap, and returns the port-forward that reaches its metrics and
 // readiness on the ports of Settings.
-func installKwokProvider(ctx context.Context, p framework.Paths, kube client.Client, ports framework.Settings, catalogPath string, coreEnv []string) (component.Component, error) {
+func installKwokProvider(ctx context.Context, p environment.Paths, kube client.Client, ports environment.Settings, catalogPath string, coreEnv []string) (component.Component, error) {
 	module, err := karpenterModule()
 	if err != nil {
 		return component.Component{}, err
 	}
-	if err := charts.Uninstall(p.Kubeconfig(), kwokRelease, kwokNamespace, chartTimeout); err != nil {
+	if err := helm.Uninstall(p.Kubeconfig(), kwokRelease, kwokNamespace, chartTimeout); err != nil {
 		return component.Component{}, err
 	}
 	if err := writeCatalogConfigMap(ctx, kube, catalogPath); err != nil {
 		return component.Component{}, err
 	}
 	values := kwokValues(module.Version, coreEnv)
-	if err := charts.Install(ctx, p.Kubeconfig(), filepath.Join(module.Dir, "kwok", "charts"), kwokRelease, kwokNamespace, values, chartTimeout, charts.SkipCRDs); err != nil {
+	if err := helm.Install(ctx, p.Kubeconfig(), filepath.Join(module.Dir, "kwok", "charts"), kwokRelease, kwokNamespace, values, chartTimeout, helm.SkipCRDs); err != nil {
 		return component.Component{}, err
 	}
 	return component.PortForward(component.PortForwardConfig{
@@ -296,7 +296,7 @@ func kwokValues(version string, coreEnv []string) map[string]any {
 		"replicas": 1,
 		"controller": map[string]any{
 			"image":             map[string]any{"repository": kwokImage, "tag": version},
-			"env":               framework.ChartEnv(env),
+			"env":               environment.ChartEnv(env),
 			"extraVolumeMounts": []any{map[string]any{"name": "catalog", "mountPath": catalogMount, "readOnly": true}},
 		},
 		"extraVolumes": []any{map[string]any{"name": "catalog", "configMap": map[string]any{"name": catalogConfigMap}}},

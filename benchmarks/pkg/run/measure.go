@@ -32,8 +32,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 )
 
 // Measure runs the scenario on t and returns what it measured. A timeout or failure half way
@@ -61,7 +61,7 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 		return err
 	}
 	// No client-side rate limit: the cluster, not the benchmark's client, sets the pace.
-	creator, err := framework.NewUnthrottledClient(t.paths.Kubeconfig())
+	creator, err := environment.NewUnthrottledClient(t.paths.Kubeconfig())
 	if err != nil {
 		return err
 	}

@@ -28,10 +28,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -41,8 +41,8 @@ import (
 // (cluster.RuntimeBinary or cluster.RuntimeKind) with a NodeClass and NodePool, and waits
 // until the NodeClass is ready so that the measured time starts with a provisioner able to
 // launch. On kind the cluster is cleared of an earlier run's objects first and after Stop.
-func StartOurs(ctx context.Context, p framework.Paths, runtime string, settings cluster.Tuning, providerEnv []string) (*Target, error) {
-	ports, err := framework.NewSettings("bench")
+func StartOurs(ctx context.Context, p environment.Paths, runtime string, settings cluster.Tuning, providerEnv []string) (*Target, error) {
+	ports, err := environment.NewSettings("bench")
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func StartOurs(ctx context.Context, p framework.Paths, runtime string, settings 
 			return nil, err
 		}
 	}
-	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: ports, Runtime: runtime, ProviderEnv: providerEnv,
+	env, err := environment.Start(ctx, environment.Options{Paths: p, Settings: ports, Runtime: runtime, ProviderEnv: providerEnv,
 		ClusterTuning: settings, World: worldPath})
 	t := &Target{Provider: "cloudstack", stop: func(ctx context.Context) error {
 		if env == nil {

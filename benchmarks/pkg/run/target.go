@@ -29,11 +29,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/metrics"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/metrics"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 )
 
@@ -59,7 +59,7 @@ type Target struct {
 	// their usage when the run started, taken off their CPU seconds; their peak RSS was reset
 	// then.
 	since   map[string]procstat.Usage
-	paths   framework.Paths
+	paths   environment.Paths
 	cluster cluster.Options
 	stop    func(context.Context) error
 }
@@ -179,7 +179,7 @@ func readPid(path string) (int, error) {
 
 // pidFiles finds the processes a benchmark measures on the binary runtime by the pid files
 // the framework's runner and kwokctl keep.
-func pidFiles(p framework.Paths, c cluster.Options, runnerNames ...string) map[string]pidSource {
+func pidFiles(p environment.Paths, c cluster.Options, runnerNames ...string) map[string]pidSource {
 	out := map[string]pidSource{}
 	for _, n := range runnerNames {
 		out[n] = pidFile(filepath.Join(p.RunDir, "pids", n+".pid"))

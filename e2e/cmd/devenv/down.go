@@ -22,7 +22,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
@@ -31,26 +31,26 @@ import (
 const clusterName = "karpenter-cloudstack-dev"
 
 // options are the settings saved by the first `up`, so later runs reach the same processes.
-func options(dir string) (framework.Options, error) {
+func options(dir string) (environment.Options, error) {
 	root, err := repo.Root()
 	if err != nil {
-		return framework.Options{}, err
+		return environment.Options{}, err
 	}
 	bin, err := repo.BinDir()
 	if err != nil {
-		return framework.Options{}, err
+		return environment.Options{}, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return framework.Options{}, fmt.Errorf("creating %s, %w", dir, err)
+		return environment.Options{}, fmt.Errorf("creating %s, %w", dir, err)
 	}
-	settings, err := framework.LoadOrCreateSettings(filepath.Join(dir, "settings.json"), clusterName)
+	settings, err := environment.LoadOrCreateSettings(filepath.Join(dir, "settings.json"), clusterName)
 	if err != nil {
-		return framework.Options{}, err
+		return environment.Options{}, err
 	}
-	return framework.Options{
-		Paths:    framework.Paths{Root: root, BinDir: bin, RunDir: dir},
+	return environment.Options{
+		Paths:    environment.Paths{Root: root, BinDir: bin, RunDir: dir},
 		Settings: settings,
-		Runtime:  framework.RuntimeFromEnv(),
+		Runtime:  environment.RuntimeFromEnv(),
 		Detached: true,
 		CCM:      true,
 	}, nil
@@ -65,7 +65,7 @@ func down(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := framework.Attach(ctx, o).Stop(ctx); err != nil {
+	if err := environment.Attach(ctx, o).Stop(ctx); err != nil {
 		return fmt.Errorf("stopping, %w (logs kept in %s)", err, dir)
 	}
 	fmt.Printf("stopped the local environment and removed %s\n", dir)

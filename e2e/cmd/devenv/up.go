@@ -30,8 +30,8 @@ import (
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 )
 
 // demoName names the example NodeClass and NodePool.
@@ -53,7 +53,7 @@ func up(ctx context.Context, dir string) error {
 		return err
 	}
 	fmt.Printf("starting the local environment in %s (%s)\n", dir, o.Settings)
-	env, err := framework.Start(ctx, o)
+	env, err := environment.Start(ctx, o)
 	if err == nil {
 		err = applyDemo(ctx, env.Client)
 	}
@@ -63,7 +63,7 @@ func up(ctx context.Context, dir string) error {
 	}
 	if err != nil {
 		if env != nil {
-			framework.WriteLogTails(os.Stderr, env, 30)
+			environment.WriteLogTails(os.Stderr, env, 30)
 		}
 		return fmt.Errorf("%w\nlogs are in %s; `make down` cleans up", err, filepath.Join(dir, "logs"))
 	}
