@@ -14,11 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package environment brings up what the e2e suites and the development environment run on: a
-// KWOK cluster created by kwokctl, the CRDs from charts/, the fake cloud with its node
-// simulator and the provider binary, each a real process with its log under the run folder.
-// On the kind runtime (kind.go) the cluster is `make kind-up`'s and the fake cloud and the
-// provider run in it, installed with their charts.
+// Package environment brings up what the e2e suites, the benchmarks and the development
+// environment run on: a KWOK cluster with the CRDs from charts/, the fake cloud with its node
+// simulator and the provider (or Karpenter's KWOK provider, the benchmarks' baseline), and the
+// CCM when asked for. Where the cluster comes from and where those components run is the
+// Runtime's: kwokctl's binary runtime (binary.go), every component a real process with its
+// log under the run folder, or the kind cluster of `make kind-up` (kind.go), the components
+// installed in it with their charts.
 package environment
 
 import (
@@ -28,9 +30,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -39,6 +39,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/process"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 )
 
@@ -50,11 +51,16 @@ const readyTimeout = 2 * time.Minute
 type Options struct {
 	Paths
 	Settings
-	// Runtime is where the cluster comes from: cluster.RuntimeBinary or cluster.RuntimeKind.
-	Runtime string
+	// Runtime is where the cluster and the components run; nil is Binary.
+	Runtime Runtime
+	// Provisioner is what launches the nodes: ours on the fake cloud unless it says otherwise.
+	Provisioner Provisioner
+	// KwokCatalog is the instance-type catalogue file of KwokProvisioner.
+	KwokCatalog string
 	// Detached leaves the processes running when the caller exits (`make up`).
 	Detached bool
-	// ProviderEnv adds or overrides provider settings, such as shorter timeouts for a suite.
+	// ProviderEnv adds or overrides settings of the provisioner, such as shorter timeouts for
+	// a suite.
 	ProviderEnv []string
 	// World is a fake cloud world file; empty keeps the embedded default world.
 	World string
@@ -62,14 +68,13 @@ type Options struct {
 	// killed and revived resumes its VMs, jobs and faults, as a management server restarted
 	// on its database does.
 	FakeState bool
-	// ClusterTuning is for scale runs; a zero HeartbeatFactor keeps the framework's.
+	// ClusterTuning is for scale runs; a zero HeartbeatFactor keeps the environment's.
 	ClusterTuning cluster.Tuning
 	// ProviderIdentity, when set, is granted in the cluster and the provider acts as it, with
 	// the API server's audit log on; nil runs the provider as the cluster admin.
 	ProviderIdentity Identity
 	// CCM runs the Apache CloudStack CCM against the fake cloud and the cluster, next to the
-	// provider: bin/cloudstack-ccm as a process of the run, or on kind its image as a
-	// Deployment (ccm_kind.go).
+	// provider.
 	CCM bool
 	// SharedCloud starts no fake cloud: the provider uses the one at FakePort with the same
 	// keys, which another environment of the run started (two clusters, one cloud).
@@ -79,11 +84,24 @@ type Options struct {
 	PeerKubeconfigs []string
 }
 
+// Provisioner is what launches the nodes of an environment.
+type Provisioner string
+
+const (
+	// OurProvisioner is the provider on the fake cloud.
+	OurProvisioner Provisioner = ""
+	// KwokProvisioner is Karpenter's KWOK provider, the benchmarks' baseline, without a cloud.
+	KwokProvisioner Provisioner = "kwok"
+	// NoProvisioner leaves the cluster alone, for workloads that bring their own nodes.
+	NoProvisioner Provisioner = "none"
+)
+
 // ccmNodeStatusUpdateFrequency replaces the CCM's default of 5 minutes, so that its address
 // and label sync act on every Node within a spec or a demo.
 const ccmNodeStatusUpdateFrequency = 20 * time.Second
 
-// Environment is a running cluster with the fake cloud and the provider.
+// Environment is a running cluster with its provisioner: the fake cloud and the provider, or
+// the KWOK provider.
 type Environment struct {
 	Options
 	Runner  *process.Runner
@@ -110,8 +128,8 @@ func Start(ctx context.Context, o Options) (*Environment, error) {
 	return e, e.StartProcesses(ctx)
 }
 
-// StartCluster is Start up to the processes: the cluster, its CRDs and, on kind, the charts.
-// Two clusters that share one cloud both need to exist before the cloud's node simulator
+// StartCluster is Start up to the processes: the cluster and what the provisioner needs in
+// it. Two clusters that share one cloud both need to exist before the cloud's node simulator
 // starts.
 func StartCluster(ctx context.Context, o Options) (*Environment, error) {
 	if err := os.MkdirAll(o.RunDir, 0o755); err != nil {
@@ -123,30 +141,27 @@ func StartCluster(ctx context.Context, o Options) (*Environment, error) {
 		}
 	}
 	e := Attach(ctx, o)
-	if err := e.startCluster(ctx); err != nil {
+	if err := e.Runtime.StartCluster(ctx, e); err != nil {
 		return e, err
 	}
-	if e.onKind() {
-		if err := e.installCharts(ctx); err != nil {
+	var err error
+	if e.Client, err = NewClient(e.Kubeconfig()); err != nil {
+		return e, err
+	}
+	switch e.Provisioner {
+	case KwokProvisioner:
+		if err := installKwokCRDs(ctx, e); err != nil {
 			return e, err
 		}
-		if o.CCM {
-			if err := e.installCCM(ctx); err != nil {
-				return e, err
-			}
-		}
+		return e, e.Runtime.InstallKwokProvider(ctx, e)
+	case NoProvisioner:
+		return e, InstallCRDs(ctx, e.Client, e.CRDDir())
 	}
-	if o.CCM && !e.onKind() {
-		config := component.CloudConfig(component.FakeCloudAPIURL(o.FakePort), o.APIKey, o.SecretKey)
-		if err := os.WriteFile(e.CloudConfigPath(), config, 0o600); err != nil {
-			return e, fmt.Errorf("writing the CCM's cloud-config, %w", err)
-		}
-	}
-	return e, nil
+	return e, e.Runtime.InstallOurs(ctx, e)
 }
 
-// StartProcesses starts the fake cloud, the provider and the CCM in order, each once the one
-// before it is ready.
+// StartProcesses starts the processes of Components in order, each once the one before it is
+// ready.
 func (e *Environment) StartProcesses(ctx context.Context) error {
 	order, err := component.StartOrder(e.Components())
 	if err != nil {
@@ -163,13 +178,13 @@ func (e *Environment) StartProcesses(ctx context.Context) error {
 	return nil
 }
 
-// HeartbeatFactor is the kwokctl heartbeat factor of every cluster the framework creates: a VM
+// HeartbeatFactor is the kwokctl heartbeat factor of every cluster an environment creates: a VM
 // destroyed behind Karpenter's back must turn its node NotReady within a minute, as a real
 // kubelet's silence would after node-monitor-grace-period. Benchmarks give their baseline
 // cluster the same factor, so both sides carry the same heartbeat load.
 const HeartbeatFactor = 1
 
-// DefaultTuning is t with the framework's HeartbeatFactor where t sets none.
+// DefaultTuning is t with the environment's HeartbeatFactor where t sets none.
 func DefaultTuning(t cluster.Tuning) cluster.Tuning {
 	t.HeartbeatFactor = cmp.Or(t.HeartbeatFactor, HeartbeatFactor)
 	return t
@@ -182,17 +197,15 @@ func Attach(ctx context.Context, o Options) *Environment {
 		Options: o,
 		Cluster: cluster.Options{
 			Name:       o.ClusterName,
-			Runtime:    o.Runtime,
 			BinDir:     o.BinDir,
 			WorkDir:    o.KwokDir(),
 			Kubeconfig: o.Kubeconfig(),
 			Tuning:     DefaultTuning(o.ClusterTuning),
-
-			KindKubeconfig: o.KindKubeconfig(),
 		},
 		Fake: admin.New(component.FakeCloudBaseURL(o.FakePort), o.AdminToken),
 	}
-	if o.ProviderIdentity != nil && !e.onKind() {
+	e.Runtime = cmp.Or(o.Runtime, Binary)
+	if o.ProviderIdentity != nil {
 		e.Cluster.AuditPolicy = e.auditPolicyPath()
 	}
 	e.life, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -204,106 +217,15 @@ func Attach(ctx context.Context, o Options) *Environment {
 	return e
 }
 
-func (e *Environment) startCluster(ctx context.Context) error {
-	if !e.clusterExists() {
-		if e.Cluster.AuditPolicy != "" {
-			if err := e.writeAuditPolicy(); err != nil {
-				return err
-			}
-		}
-		if err := cluster.Create(ctx, e.Cluster, e.LogPath("kwokctl")); err != nil {
-			return err
-		}
-	}
-	c, err := NewClient(e.Kubeconfig())
-	if err != nil {
-		return err
-	}
-	e.Client = c
-	if e.onKind() {
-		// The provider's chart installs the CRDs and its identity; only the impersonating
-		// kubeconfig, for checks of what that identity may do, is the framework's.
-		if e.AuditStart, err = auditLogSize(e.AuditLogPath()); err != nil {
-			return err
-		}
-		if e.ProviderIdentity == nil {
-			return nil
-		}
-		return writeImpersonatingKubeconfig(e.Kubeconfig(), e.ProviderKubeconfig(), e.ProviderIdentity.Impersonation())
-	}
-	if err := InstallCRDs(ctx, c, e.CRDDir()); err != nil {
-		return err
-	}
-	if e.ProviderIdentity != nil {
-		return e.grantProviderIdentity(ctx)
-	}
-	return nil
-}
-
-func (e *Environment) clusterExists() bool {
-	if e.onKind() {
-		return false // attaching again only copies the kubeconfig
-	}
-	_, err := os.Stat(filepath.Join(e.KwokDir(), "clusters", e.ClusterName))
-	return err == nil
-}
-
 // Components are the processes of the environment in start order.
 func (e *Environment) Components() []component.Component {
-	components := e.processes()
-	switch {
-	case e.CCM && e.onKind():
-		components = append(components, e.ccmLogFollower())
-	case e.CCM:
-		components = append(components, component.CCM(component.CCMConfig{
-			Binary:                    e.Bin("cloudstack-ccm"),
-			CloudConfig:               e.CloudConfigPath(),
-			Kubeconfig:                e.Kubeconfig(),
-			Port:                      e.CCMPort,
-			NodeStatusUpdateFrequency: ccmNodeStatusUpdateFrequency,
-		}))
+	switch e.Provisioner {
+	case KwokProvisioner:
+		return []component.Component{e.Runtime.KwokProvider(e)}
+	case NoProvisioner:
+		return nil
 	}
-	return components
-}
-
-// processes are the fake cloud (unless it is shared) and the provider: processes of the run on the binary runtime,
-// port-forwards to their pods on kind.
-func (e *Environment) processes() []component.Component {
-	if e.onKind() {
-		return e.portForwards()
-	}
-	provider := component.Provider(component.ProviderConfig{
-		Binary:      e.Bin("karpenter-cloudstack"),
-		APIURL:      component.FakeCloudAPIURL(e.FakePort),
-		APIKey:      e.APIKey,
-		SecretKey:   e.SecretKey,
-		ClusterName: e.ClusterName,
-		Kubeconfig:  e.ProviderKubeconfig(),
-		MetricsPort: e.MetricsPort,
-		HealthPort:  e.HealthPort,
-		Env:         e.providerEnv(),
-	})
-	if e.SharedCloud {
-		provider.Deps = nil // the cloud is another environment's
-		return []component.Component{provider}
-	}
-	var stateFile string
-	if e.FakeState {
-		stateFile = e.FakeStatePath()
-	}
-	return []component.Component{
-		component.FakeCloud(component.FakeCloudConfig{
-			Binary:     e.Bin("fakecloudstack"),
-			Port:       e.FakePort,
-			APIKey:     e.APIKey,
-			SecretKey:  e.SecretKey,
-			AdminToken: e.AdminToken,
-			Kubeconfig: strings.Join(append([]string{e.Kubeconfig()}, e.PeerKubeconfigs...), ","),
-			World:      e.World,
-			StateFile:  stateFile,
-		}),
-		provider,
-	}
+	return e.Runtime.Ours(e)
 }
 
 // APIServerEndpoint is the host:port of the cluster's API server, as its kubeconfig names it.
@@ -320,12 +242,7 @@ func (e *Environment) APIServerEndpoint() (string, error) {
 }
 
 // Kill ends the named process at once, as a crash would.
-func (e *Environment) Kill(name string) error {
-	if e.onKind() {
-		return fmt.Errorf("killing %s: on the kind runtime it is a Deployment, not a process of the run (E2E_RUNTIME=binary)", name)
-	}
-	return e.Runner.Kill(name)
-}
+func (e *Environment) Kill(name string) error { return e.Runtime.Kill(e, name) }
 
 // Revive starts the named process again on the same ports after Kill and waits until it is
 // ready; ctx bounds the waiting only.
@@ -340,7 +257,8 @@ func (e *Environment) Revive(ctx context.Context, name string) error {
 	return e.Runner.WaitReady(ctx, name, readyTimeout)
 }
 
-// Stop ends every process, dependants first, and deletes the cluster. It returns every
+// Stop ends every process, dependants first, and has the runtime remove what the run put into
+// the cluster, the cluster itself when the run created it. It returns every
 // failure, so that one does not keep the rest from being cleaned up.
 func (e *Environment) Stop(ctx context.Context) error {
 	components := e.Components()
@@ -350,31 +268,35 @@ func (e *Environment) Stop(ctx context.Context) error {
 		errs = append(errs, e.Runner.Stop(c.Name))
 	}
 	e.cancel()
-	if e.onKind() {
-		if e.CCM && e.Client != nil {
-			errs = append(errs, e.uninstallCCM(ctx))
-		}
-		errs = append(errs, e.uninstallCharts())
-	}
-	if err := cluster.Delete(ctx, e.Cluster, e.LogPath("kwokctl")); err != nil {
+	if err := e.Runtime.StopCluster(ctx, e); err != nil {
 		errs = append(errs, err)
 	} else {
-		errs = append(errs, os.RemoveAll(e.KwokDir()), process.Release(e.RunDir))
+		errs = append(errs, process.Release(e.RunDir))
 	}
 	return errors.Join(errs...)
 }
 
 // LogPaths lists every log worth reading after a failure: our processes', kwokctl's and the
-// control plane's.
-func (e *Environment) LogPaths() []string {
+// cluster's; ctx bounds reading those that live elsewhere.
+func (e *Environment) LogPaths(ctx context.Context, lines int) []string {
 	paths := []string{e.LogPath("kwokctl")}
 	for _, n := range e.Runner.Names() {
 		paths = append(paths, e.Runner.LogPath(n))
 	}
-	controlPlane, _ := filepath.Glob(filepath.Join(cluster.LogDir(e.Cluster), "*.log"))
-	// The audit log's tail is JSON noise; specs report the requests that matter from it.
-	controlPlane = slices.DeleteFunc(controlPlane, func(p string) bool { return p == e.AuditLogPath() })
-	return append(paths, controlPlane...)
+	return append(paths, e.Runtime.Logs(ctx, e, lines)...)
+}
+
+// Measure reads the usage of the named components and of the ControlPlane from now on.
+func (e *Environment) Measure(ctx context.Context, names ...string) (*procstat.Meter, error) {
+	return e.Runtime.Measure(ctx, e, names...)
+}
+
+// client is the environment's client, or a new one for an environment attached to stop it.
+func (e *Environment) client() (client.Client, error) {
+	if e.Client != nil {
+		return e.Client, nil
+	}
+	return NewClient(e.Kubeconfig())
 }
 
 // MetricsURL is where the named component serves Prometheus metrics.

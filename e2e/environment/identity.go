@@ -28,7 +28,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/audit"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
 )
 
 // Identity is who the provider acts as in the cluster instead of the cluster admin, such as
@@ -55,12 +54,7 @@ func (e *Environment) ProviderKubeconfig() string {
 
 // AuditLogPath is the API server's audit log, kept when the provider has a ProviderIdentity:
 // it tells which requests the provider made and which the authorizer refused (package audit).
-func (e *Environment) AuditLogPath() string {
-	if e.onKind() {
-		return e.KindAuditLogPath()
-	}
-	return cluster.AuditLogPath(e.Cluster)
-}
+func (e *Environment) AuditLogPath() string { return e.Runtime.AuditLogPath(e) }
 
 func (e *Environment) auditPolicyPath() string { return filepath.Join(e.RunDir, "audit-policy.yaml") }
 

@@ -44,7 +44,7 @@ func TestAProviderIdentityGivesTheProviderItsOwnKubeconfigAndSettings(t *testing
 	e := Attach(t.Context(), Options{
 		Paths:            Paths{Root: "/repo", BinDir: "/repo/bin", RunDir: "/repo/.e2e/run"},
 		Settings:         Settings{ClusterName: "e2e", FakePort: 1001, MetricsPort: 1002, HealthPort: 1003},
-		Runtime:          "binary",
+		Runtime:          Binary,
 		ProviderEnv:      []string{"LOG_LEVEL=debug"},
 		ProviderIdentity: serviceAccount{},
 	})

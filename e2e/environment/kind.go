@@ -25,45 +25,25 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"sigs.k8s.io/yaml"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/helm"
 )
 
-// On the kind runtime the cluster is the one `make kind-up` created, with kwok in it; the fake
-// cloud and the provider are installed in it with their charts through Helm, as docs/install.md
-// does, and the test process reaches them through kubectl port-forwards on the ports of
-// Settings, so that everything else reads the same as on the binary runtime.
-const (
-	fakeRelease       = "fake"
-	fakeNamespace     = "fake"
-	providerRelease   = "karpenter-cloudstack"
-	providerNamespace = "karpenter"
-	// chartTimeout bounds one install or uninstall, images already in the node.
-	chartTimeout = 3 * time.Minute
-)
+// kind is the kind cluster of `make kind-up` (tools/kind), with kwok in it: runs share it, one
+// at a time, and never delete it. The fake cloud, the provider and the KWOK provider are
+// installed in it with their charts, the CCM as a Deployment (kind_ccm.go); the run reaches
+// them through kubectl port-forwards on the ports of Settings and follows the CCM's log, so
+// that everything else reads the same as on the binary runtime.
+type kind struct{}
 
-// fakeClusterURL is the fake cloud's API inside the cluster, as docs/install.md configures it.
-var fakeClusterURL = fmt.Sprintf("http://%s-fakecloudstack.%s.svc:8080/client/api", fakeRelease, fakeNamespace)
-
-// Pods are the pods of one release: its namespace and label selector.
-type Pods struct{ Namespace, Selector string }
-
-// ReleasePods selects the pods of a Helm release by the instance label every chart here sets.
-func ReleasePods(namespace, release string) Pods {
-	return Pods{Namespace: namespace, Selector: "app.kubernetes.io/instance=" + release}
-}
-
-// ChartPods are the pods the kind runtime installs, by the name of the component they stand
-// for, for whoever measures them.
-var ChartPods = map[string]Pods{
-	component.FakeCloudName: ReleasePods(fakeNamespace, fakeRelease),
-	component.ProviderName:  ReleasePods(providerNamespace, providerRelease),
-}
+func (kind) Name() string      { return "kind" }
+func (kind) OwnsCluster() bool { return false }
 
 // KindKubeconfig is the kubeconfig `make kind-up` writes.
 func (p Paths) KindKubeconfig() string { return filepath.Join(p.Root, ".kind", "kubeconfig") }
@@ -71,12 +51,43 @@ func (p Paths) KindKubeconfig() string { return filepath.Join(p.Root, ".kind", "
 // KindAuditLogPath is where the kind cluster's API server writes its audit log (tools/kind).
 func (p Paths) KindAuditLogPath() string { return filepath.Join(p.Root, ".kind", "audit", "audit.log") }
 
-func (e *Environment) onKind() bool { return e.Runtime == cluster.RuntimeKind }
+// StartCluster points the run at the kind cluster, notes where the run's part of the shared
+// audit log starts, and clears what a killed run left in the cluster.
+func (kind) StartCluster(ctx context.Context, e *Environment) error {
+	if err := copyKubeconfig(e.KindKubeconfig(), e.Kubeconfig()); err != nil {
+		return err
+	}
+	var err error
+	if e.AuditStart, err = auditLogSize(e.KindAuditLogPath()); err != nil {
+		return err
+	}
+	kube, err := NewClient(e.Kubeconfig())
+	if err != nil {
+		return err
+	}
+	return clearRun(ctx, kube)
+}
 
-// installCharts installs the fake cloud, then the provider. Releases a killed run left behind
-// go first: names are fixed, and runs share the cluster one at a time.
-func (e *Environment) installCharts(ctx context.Context) error {
-	if err := e.uninstallCharts(); err != nil {
+// StopCluster uninstalls what the run installed and clears its objects; the cluster stays.
+func (kind) StopCluster(ctx context.Context, e *Environment) error {
+	kube, err := e.client()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if e.CCM {
+		errs = append(errs, uninstallCCM(ctx, kube))
+	}
+	errs = append(errs, uninstallReleases(e.Kubeconfig()), clearRun(ctx, kube))
+	return errors.Join(errs...)
+}
+
+// InstallOurs installs the fake cloud, then the provider, then the CCM. Releases a killed run
+// left behind go first: names are fixed. The provider's chart installs the CRDs and its
+// identity; only the impersonating kubeconfig, for checks of what that identity may do, is
+// the environment's.
+func (kind) InstallOurs(ctx context.Context, e *Environment) error {
+	if err := uninstallReleases(e.Kubeconfig()); err != nil {
 		return err
 	}
 	fakeValues, err := e.fakeValues()
@@ -86,130 +97,206 @@ func (e *Environment) installCharts(ctx context.Context) error {
 	if err := InstallFakeCloud(ctx, e.Kubeconfig(), e.Root, fakeValues); err != nil {
 		return err
 	}
-	return InstallProvider(ctx, e.Kubeconfig(), e.Root, providerRelease, providerNamespace, e.providerValues())
-}
-
-// InstallFakeCloud installs the fake cloud's chart where ProviderChartValues point.
-func InstallFakeCloud(ctx context.Context, kubeconfig, root string, values map[string]any) error {
-	return helm.Install(ctx, kubeconfig, filepath.Join(root, "charts", "fakecloudstack"), fakeRelease, fakeNamespace, values, chartTimeout)
-}
-
-// InstallProvider installs the provider's chart as release in namespace.
-func InstallProvider(ctx context.Context, kubeconfig, root, release, namespace string, values map[string]any) error {
-	return helm.Install(ctx, kubeconfig, filepath.Join(root, "charts", "karpenter-cloudstack"), release, namespace, values, chartTimeout)
-}
-
-// UninstallFakeCloud removes what InstallFakeCloud installed; a missing release is fine.
-func UninstallFakeCloud(kubeconfig string) error {
-	return helm.Uninstall(kubeconfig, fakeRelease, fakeNamespace, chartTimeout)
-}
-
-// UninstallProvider removes a release of the provider's chart; a missing release is fine.
-func UninstallProvider(kubeconfig, release, namespace string) error {
-	return helm.Uninstall(kubeconfig, release, namespace, chartTimeout)
-}
-
-// uninstallCharts removes the provider, then the fake cloud; missing releases are fine.
-func (e *Environment) uninstallCharts() error {
-	return errors.Join(UninstallProvider(e.Kubeconfig(), providerRelease, providerNamespace), UninstallFakeCloud(e.Kubeconfig()))
-}
-
-// fakeValues are the fake cloud's chart values for this run.
-func (e *Environment) fakeValues() (map[string]any, error) { return e.FakeChartValues(e.World) }
-
-// FakeChartValues are docs/install.md's values for the fake with these keys and admin token,
-// the world file (empty keeps the chart's default world) and the toleration of the kind
-// node's taint.
-func (s Settings) FakeChartValues(worldFile string) (map[string]any, error) {
-	values := map[string]any{
-		"apiKey":        s.APIKey,
-		"secretKey":     s.SecretKey,
-		"adminToken":    s.AdminToken,
-		"nodeSimulator": map[string]any{"enabled": true},
-		"tolerations":   []any{map[string]any{"key": "CriticalAddonsOnly", "operator": "Exists"}},
+	if err := InstallProvider(ctx, e.Kubeconfig(), e.Root, providerRelease, providerNamespace, e.providerValues()); err != nil {
+		return err
 	}
-	if worldFile != "" {
-		raw, err := os.ReadFile(worldFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading the world file, %w", err)
+	if e.ProviderIdentity != nil {
+		if err := writeImpersonatingKubeconfig(e.Kubeconfig(), e.ProviderKubeconfig(), e.ProviderIdentity.Impersonation()); err != nil {
+			return err
 		}
-		world := map[string]any{}
-		if err := yaml.Unmarshal(raw, &world); err != nil {
-			return nil, fmt.Errorf("parsing the world file %s, %w", worldFile, err)
-		}
-		values["config"] = world
 	}
-	return values, nil
+	if !e.CCM {
+		return nil
+	}
+	return installCCM(ctx, e)
 }
 
-// providerValues are the provider's chart values with the run's settings as controller.env.
-func (e *Environment) providerValues() map[string]any { return e.ProviderChartValues(e.ProviderEnv) }
-
-// ProviderChartValues are docs/install.md's values pointed at the in-cluster fake cloud, the
-// given KEY=VALUE settings as controller.env, and one replica: the chart's two each request a
-// CPU, and the kind node has the machine's cores (two here), most of them requested by the
-// control plane.
-func (s Settings) ProviderChartValues(env []string) map[string]any {
-	return map[string]any{
-		"cloudstack": map[string]any{
-			"apiUrl":    fakeClusterURL,
-			"apiKey":    s.APIKey,
-			"secretKey": s.SecretKey,
-		},
-		"clusterName": s.ClusterName,
-		"replicas":    1,
-		"controller":  map[string]any{"env": ChartEnv(env)},
-	}
-}
-
-// ChartEnv turns KEY=VALUE settings into a chart's controller.env list.
-func ChartEnv(settings []string) []any {
-	var env []any
-	for _, kv := range settings {
-		name, value, _ := strings.Cut(kv, "=")
-		env = append(env, map[string]any{"name": name, "value": value})
-	}
-	return env
-}
-
-// portForwards reach the in-cluster fake cloud and provider on the ports of Settings.
-func (e *Environment) portForwards() []component.Component {
-	forward := func(name, namespace, target string, ports map[string]component.Forward, ready string) component.Component {
-		return component.PortForward(component.PortForwardConfig{
-			Name: name, Kubectl: e.Bin("kubectl"), Kubeconfig: e.Kubeconfig(), Namespace: namespace,
-			Target: target, Ports: ports, ReadyPath: ready, MetricsPath: "/metrics",
-		})
-	}
-	return []component.Component{
-		forward(component.FakeCloudName, fakeNamespace, "svc/"+fakeRelease+"-fakecloudstack",
+// Ours are port-forwards to the in-cluster fake cloud and provider and, with a CCM, the
+// follower of its log.
+func (k kind) Ours(e *Environment) []component.Component {
+	components := []component.Component{
+		e.portForward(component.FakeCloudName, fakeNamespace, "svc/"+fakeRelease+"-fakecloudstack",
 			map[string]component.Forward{"api": {Local: e.FakePort, Remote: 8080}}, "/healthz"),
-		forward(component.ProviderName, providerNamespace, "deploy/"+providerRelease,
-			map[string]component.Forward{
-				"metrics": {Local: e.MetricsPort, Remote: 8080},
-				"health":  {Local: e.HealthPort, Remote: 8081},
-			}, "/readyz"),
+		e.portForward(component.ProviderName, providerNamespace, "deploy/"+providerRelease, e.controllerPorts(), "/readyz"),
 	}
+	if e.CCM {
+		components = append(components, e.ccmLogFollower())
+	}
+	return components
 }
 
-// podLogPaths are the logs of the in-cluster fake and provider, as savePodLogs writes them.
-func (e *Environment) podLogPaths() []string {
-	return []string{e.LogPath(fakeRelease + "-pods"), e.LogPath(providerRelease + "-pods")}
+func (kind) InstallKwokProvider(ctx context.Context, e *Environment) error {
+	return installKwokChart(ctx, e)
 }
 
-// savePodLogs writes the last lines of the fake's and the provider's pods into the run's
-// logs, for the failure report; a failure to read them is written in their place.
-func (e *Environment) savePodLogs(ctx context.Context, lines int) {
-	for release, namespace := range map[string]string{fakeRelease: fakeNamespace, providerRelease: providerNamespace} {
-		pods := ReleasePods(namespace, release)
+func (kind) KwokProvider(e *Environment) component.Component {
+	return e.portForward(KwokProviderName, kwokNamespace, "deploy/"+kwokRelease, e.controllerPorts(), "/readyz")
+}
+
+// Kill refuses: a Deployment's pod is not a process of the run.
+func (kind) Kill(_ *Environment, name string) error {
+	return fmt.Errorf("killing %s: on the kind runtime it is a Deployment, not a process of the run (E2E_RUNTIME=binary)", name)
+}
+
+func (kind) AuditLogPath(e *Environment) string { return e.KindAuditLogPath() }
+
+// Logs are the last lines of the pods of every release, saved into the run's logs; a failure
+// to read them is written in their place. The control plane's logs are the kind node's.
+func (kind) Logs(ctx context.Context, e *Environment, lines int) []string {
+	var paths []string
+	for _, release := range releases {
+		pods := releasePods(release.namespace, release.name)
 		out, err := exec.CommandContext(ctx, e.Bin("kubectl"), "--kubeconfig", e.Kubeconfig(), "--namespace", pods.Namespace,
 			"logs", "--selector", pods.Selector, "--all-containers", "--prefix",
 			"--tail", strconv.Itoa(lines)).CombinedOutput()
 		if err != nil {
 			out = fmt.Appendf(out, "\nreading the pods' logs, %v\n", err)
 		}
-		_ = os.MkdirAll(filepath.Dir(e.LogPath(release+"-pods")), 0o755)
-		_ = os.WriteFile(e.LogPath(release+"-pods"), out, 0o644)
+		path := e.LogPath(release.name + "-pods")
+		_ = os.MkdirAll(filepath.Dir(path), 0o755)
+		_ = os.WriteFile(path, out, 0o644)
+		paths = append(paths, path)
 	}
+	return paths
+}
+
+// Measure finds the processes of the pods that stand for the named components and for the
+// control plane (procstat.ContainerProcess). The control plane serves every run, so its
+// usage starts now.
+func (kind) Measure(ctx context.Context, e *Environment, names ...string) (*procstat.Meter, error) {
+	kube, err := e.client()
+	if err != nil {
+		return nil, err
+	}
+	sources := map[string]procstat.Source{}
+	for _, name := range append(names, ControlPlane...) {
+		pods, ok := kindPods[name]
+		if !ok {
+			return nil, fmt.Errorf("measuring %s, no pod of the kind cluster stands for it", name)
+		}
+		sources[name] = podProcess(kube, pods)
+	}
+	meter := procstat.NewMeter(sources)
+	return meter, meter.StartNow(ctx, ControlPlane...)
+}
+
+// release is a Helm release the kind runtime installs.
+type release struct{ name, namespace string }
+
+// releases are every release the kind runtime installs, in the order they are uninstalled.
+var releases = []release{{providerRelease, providerNamespace}, {kwokRelease, kwokNamespace}, {fakeRelease, fakeNamespace}}
+
+// uninstallReleases removes every release; missing ones are fine.
+func uninstallReleases(kubeconfig string) error {
+	var errs []error
+	for _, r := range releases {
+		errs = append(errs, helm.Uninstall(kubeconfig, r.name, r.namespace, chartTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+// portForward reaches a component in the cluster on the ports of Settings.
+func (e *Environment) portForward(name, namespace, target string, ports map[string]component.Forward, readyPath string) component.Component {
+	return component.PortForward(component.PortForwardConfig{
+		Name: name, Kubectl: e.Bin("kubectl"), Kubeconfig: e.Kubeconfig(), Namespace: namespace,
+		Target: target, Ports: ports, ReadyPath: readyPath, MetricsPath: "/metrics",
+	})
+}
+
+// controllerPorts are a Karpenter controller's metrics and health ports, as both providers'
+// charts serve them.
+func (e *Environment) controllerPorts() map[string]component.Forward {
+	return map[string]component.Forward{
+		"metrics": {Local: e.MetricsPort, Remote: 8080},
+		"health":  {Local: e.HealthPort, Remote: 8081},
+	}
+}
+
+// pods are the pods of one release: its namespace and label selector.
+type pods struct{ Namespace, Selector string }
+
+// releasePods selects the pods of a Helm release by the instance label every chart here sets.
+func releasePods(namespace, release string) pods {
+	return pods{Namespace: namespace, Selector: "app.kubernetes.io/instance=" + release}
+}
+
+// kindPods are the pods measured on kind, by the names the binary runtime measures them under.
+var kindPods = func() map[string]pods {
+	p := map[string]pods{
+		component.FakeCloudName: releasePods(fakeNamespace, fakeRelease),
+		component.ProviderName:  releasePods(providerNamespace, providerRelease),
+		KwokProviderName:        releasePods(kwokNamespace, kwokRelease),
+		// kwok's pod carries the label its own kustomization gives it, which tools/kind installs.
+		KwokController: {Namespace: "kube-system", Selector: "app=" + KwokController},
+	}
+	// kubeadm's static pods carry their component's name in the label "component".
+	for _, name := range ControlPlane {
+		if _, ok := p[name]; !ok {
+			p[name] = pods{Namespace: "kube-system", Selector: "component=" + name}
+		}
+	}
+	return p
+}()
+
+// podProcess finds the host process of the one running pod pods selects, which must have one
+// container that never restarted: a restart would leave its usage covering the last start only.
+func podProcess(kube client.Client, p pods) procstat.Source {
+	return func(ctx context.Context) (int, error) {
+		selector, err := labels.Parse(p.Selector)
+		if err != nil {
+			return 0, fmt.Errorf("parsing selector %q, %w", p.Selector, err)
+		}
+		list := &corev1.PodList{}
+		if err := kube.List(ctx, list, client.InNamespace(p.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+			return 0, fmt.Errorf("listing pods %s in %s, %w", p.Selector, p.Namespace, err)
+		}
+		id, err := containerID(list.Items)
+		if err != nil {
+			return 0, fmt.Errorf("pods %s in %s: %w", p.Selector, p.Namespace, err)
+		}
+		return procstat.ContainerProcess(procstat.ProcRoot, id)
+	}
+}
+
+// containerID is the runtime's ID of the one container of the one running pod of pods.
+func containerID(pods []corev1.Pod) (string, error) {
+	var running []corev1.Pod
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			running = append(running, p)
+		}
+	}
+	if len(running) != 1 {
+		return "", fmt.Errorf("%d running pods, want one", len(running))
+	}
+	statuses := running[0].Status.ContainerStatuses
+	if len(statuses) != 1 {
+		return "", fmt.Errorf("pod %s has %d containers, want one", running[0].Name, len(statuses))
+	}
+	s := statuses[0]
+	if s.RestartCount > 0 {
+		return "", fmt.Errorf("container %s of pod %s restarted %d times: its usage covers the last start only", s.Name, running[0].Name, s.RestartCount)
+	}
+	_, id, ok := strings.Cut(s.ContainerID, "://")
+	if !ok || id == "" {
+		return "", fmt.Errorf("container %s of pod %s has no container ID (%q)", s.Name, running[0].Name, s.ContainerID)
+	}
+	return id, nil
+}
+
+// copyKubeconfig copies kind-up's kubeconfig into the run.
+func copyKubeconfig(kindKubeconfig, dst string) error {
+	config, err := os.ReadFile(kindKubeconfig)
+	if os.IsNotExist(err) {
+		return fmt.Errorf("no kind cluster: %s is missing, run 'make kind-up' first", kindKubeconfig)
+	}
+	if err != nil {
+		return fmt.Errorf("reading the kind cluster's kubeconfig, %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, config, 0o600)
 }
 
 // auditLogSize is where this run's part of the shared audit log starts.

@@ -28,9 +28,9 @@ import (
 	"gopkg.in/gcfg.v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8slabels "k8s.io/apimachinery/pkg/labels"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
 )
 
@@ -40,7 +40,7 @@ func kindEnvironment(t *testing.T) *Environment {
 	return Attach(context.Background(), Options{
 		Paths:       Paths{Root: root, BinDir: filepath.Join(root, "bin"), RunDir: filepath.Join(root, ".e2e", "run")},
 		Settings:    Settings{ClusterName: "e2e-x", FakePort: 4000, MetricsPort: 4001, HealthPort: 4002, APIKey: "k", SecretKey: "s", AdminToken: "t"},
-		Runtime:     cluster.RuntimeKind,
+		Runtime:     Kind,
 		ProviderEnv: []string{"BATCH_IDLE_DURATION=1s", "FEATURE_GATES=A=true,B=false"},
 	})
 }
@@ -148,7 +148,7 @@ func TestKindCCMIsADeploymentOfTheLocalImageReachingTheFakeInCluster(t *testing.
 	}
 	var deployment *appsv1.Deployment
 	var secret *corev1.Secret
-	for _, o := range e.ccmObjects(image) {
+	for _, o := range ccmObjects(image, e.APIKey, e.SecretKey) {
 		switch o := o.(type) {
 		case *appsv1.Deployment:
 			deployment = o
@@ -199,6 +199,116 @@ func TestSimulatedNodesLeaveTheClustersControlPlaneOut(t *testing.T) {
 		}
 		if got := SimulatedNodes.Selector.Matches(k8slabels.Set(set)); got != want {
 			t.Errorf("node labelled %q selected: %v, want %v", labels, got, want)
+		}
+	}
+}
+
+func TestKindAttachesToTheKindClusterInsteadOfCreatingOne(t *testing.T) {
+	e := kindEnvironment(t)
+	err := Kind.StartCluster(t.Context(), e)
+	if err == nil || !strings.Contains(err.Error(), "make kind-up") {
+		t.Fatalf("without a kind cluster, error = %v", err)
+	}
+	if err := copyKubeconfig(e.KindKubeconfig(), e.Kubeconfig()); err == nil {
+		t.Fatal("copied a kubeconfig that does not exist")
+	}
+	if err := os.MkdirAll(filepath.Dir(e.KindKubeconfig()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.KindKubeconfig(), []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyKubeconfig(e.KindKubeconfig(), e.Kubeconfig()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(e.Kubeconfig()); err != nil || string(got) != "apiVersion: v1\nkind: Config\n" {
+		t.Errorf("run kubeconfig %q, %v", got, err)
+	}
+	if Kind.OwnsCluster() {
+		t.Error("the kind runtime claims the cluster: a run would tune or delete make kind-up's cluster")
+	}
+}
+
+func TestKindReachesTheKwokProviderOnTheSettingsPorts(t *testing.T) {
+	e := kindEnvironment(t)
+	e.Provisioner = KwokProvisioner
+	components := e.Components()
+	if len(components) != 1 || components[0].Name != KwokProviderName {
+		t.Fatalf("components %v", components)
+	}
+	if !slices.Contains(components[0].Args, "deploy/"+kwokRelease) || components[0].ReadyURL != "http://127.0.0.1:4002/readyz" {
+		t.Errorf("KWOK provider forward %v ready at %s", components[0].Args, components[0].ReadyURL)
+	}
+}
+
+func TestKindMeasuresEveryComponentByAPod(t *testing.T) {
+	for _, name := range append([]string{component.FakeCloudName, component.ProviderName, KwokProviderName}, ControlPlane...) {
+		if _, ok := kindPods[name]; !ok {
+			t.Errorf("no pod stands for %s", name)
+		}
+	}
+}
+
+func testPod(name string, phase corev1.PodPhase, containers ...corev1.ContainerStatus) corev1.Pod {
+	return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.PodStatus{Phase: phase, ContainerStatuses: containers}}
+}
+
+func TestContainerIDIsTheRunningPodsOneContainer(t *testing.T) {
+	app := corev1.ContainerStatus{Name: "controller", ContainerID: "containerd://0123456789abcdef"}
+	id, err := containerID([]corev1.Pod{testPod("old", corev1.PodSucceeded, app), testPod("new", corev1.PodRunning, app)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id != "0123456789abcdef" {
+		t.Errorf("id = %q, want the part after containerd://", id)
+	}
+}
+
+func TestContainerIDRefusesWhatItCannotMeasureWhole(t *testing.T) {
+	app := corev1.ContainerStatus{Name: "controller", ContainerID: "containerd://0123456789abcdef"}
+	restarted := app
+	restarted.RestartCount = 2
+	terminating := testPod("b", corev1.PodRunning, app)
+	terminating.DeletionTimestamp = &metav1.Time{}
+	for name, c := range map[string]struct {
+		pods []corev1.Pod
+		want string
+	}{
+		"none":             {nil, "0 running pods, want one"},
+		"two":              {[]corev1.Pod{testPod("a", corev1.PodRunning, app), testPod("b", corev1.PodRunning, app)}, "2 running pods"},
+		"only terminating": {[]corev1.Pod{terminating}, "0 running pods"},
+		"two containers":   {[]corev1.Pod{testPod("a", corev1.PodRunning, app, app)}, "pod a has 2 containers"},
+		"restarted":        {[]corev1.Pod{testPod("a", corev1.PodRunning, restarted)}, "restarted 2 times"},
+		"no ID yet":        {[]corev1.Pod{testPod("a", corev1.PodRunning, corev1.ContainerStatus{Name: "controller"})}, "has no container ID"},
+	} {
+		if _, err := containerID(c.pods); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one saying %q", name, err, c.want)
+		}
+	}
+}
+
+func TestKwokValuesPassCoreSettingsTheChartWritesThroughItsValues(t *testing.T) {
+	v := kwokValues("v1.15.0", []string{"BATCH_MAX_DURATION=60s", "BATCH_IDLE_DURATION=5s", "LOG_LEVEL=debug"})
+	controller := v["controller"].(map[string]any)
+	if image := controller["image"]; !reflect.DeepEqual(image, map[string]any{"repository": kwokImage, "tag": "v1.15.0"}) {
+		t.Errorf("image = %v", image)
+	}
+	wantEnv := []any{
+		map[string]any{"name": "INSTANCE_TYPES_FILE_PATH", "value": "/etc/karpenter-kwok/instance-types.json"},
+		map[string]any{"name": "LOG_LEVEL", "value": "debug"},
+	}
+	if !reflect.DeepEqual(controller["env"], wantEnv) {
+		t.Errorf("env = %v, want %v (the batch settings as the chart's own values, not a second variable)", controller["env"], wantEnv)
+	}
+	settings := v["settings"].(map[string]any)
+	if settings["batchMaxDuration"] != "60s" || settings["batchIdleDuration"] != "5s" {
+		t.Errorf("settings = %v", settings)
+	}
+	// Every gate the chart renders is set: it writes "Gate=" for one it lacks, which Karpenter refuses.
+	gates := settings["featureGates"].(map[string]any)
+	for _, g := range []string{"staticCapacity", "spotToSpotConsolidation", "nodeRepair", "capacityBuffer", "podDeletionCostManagement"} {
+		if gates[g] != false {
+			t.Errorf("feature gate %s = %v, want Karpenter's default false", g, gates[g])
 		}
 	}
 }

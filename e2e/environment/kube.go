@@ -53,7 +53,7 @@ var notControlPlane = func() labels.Requirement {
 	return *r
 }()
 
-// fieldOwner names the e2e framework in managed fields, apart from the provider and core.
+// fieldOwner names the e2e environment in managed fields, apart from the provider and core.
 const fieldOwner = client.FieldOwner("karpenter-cloudstack-e2e")
 
 func init() {
@@ -72,7 +72,7 @@ func NewClient(kubeconfig string) (client.Client, error) {
 // object, not just the states a poll happens to catch.
 func NewWatchClient(kubeconfig string) (client.WithWatch, error) {
 	// Suites list hundreds of objects while waiting; client-go's default of 5 QPS would make
-	// the framework itself the bottleneck.
+	// the environment itself the bottleneck.
 	return newClient(kubeconfig, 100, 200)
 }
 

@@ -22,7 +22,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
@@ -72,15 +71,4 @@ func DefaultPaths(runName string) (Paths, error) {
 	}
 	id := fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102-150405"), runName, os.Getpid())
 	return Paths{Root: root, BinDir: bin, RunDir: filepath.Join(root, ".e2e", id)}, nil
-}
-
-// RuntimeEnv selects kwokctl's runtime: binary (the default) or kind.
-const RuntimeEnv = "E2E_RUNTIME"
-
-// RuntimeFromEnv is the runtime RuntimeEnv asks for.
-func RuntimeFromEnv() string {
-	if r := os.Getenv(RuntimeEnv); r != "" {
-		return r
-	}
-	return cluster.RuntimeBinary
 }

@@ -68,15 +68,9 @@ func reap(ctx context.Context, p Paths) error {
 	return process.Release(p.RunDir)
 }
 
-// WriteLogTails writes the last lines of every log of the environment; on the kind runtime
-// those of the fake's and the provider's pods too.
+// WriteLogTails writes the last lines of every log of the environment.
 func WriteLogTails(w io.Writer, e *Environment, lines int) {
-	paths := e.LogPaths()
-	if e.onKind() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		e.savePodLogs(ctx, lines)
-		paths = append(paths, e.podLogPaths()...)
-	}
-	process.WriteTails(w, lines, paths...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	process.WriteTails(w, lines, e.LogPaths(ctx, lines)...)
 }

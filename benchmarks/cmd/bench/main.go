@@ -66,8 +66,8 @@ type options struct {
 	coreEnv     []string
 	providerEnv []string
 	cluster     cluster.Tuning
-	// runtime is where the clusters run: cluster.RuntimeBinary or cluster.RuntimeKind.
-	runtime string
+	// runtime is where the clusters run.
+	runtime environment.Runtime
 	// render names a saved results JSON whose Markdown and plots are rendered again instead
 	// of running anything.
 	render string
@@ -117,16 +117,17 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	coreEnv := fs.String("core-env", "", "comma-separated KEY=VALUE settings of Karpenter core, given to both providers, such as BATCH_MAX_DURATION=60s")
 	providerEnv := fs.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider only, such as CLOUDSTACK_RATE_LIMIT=25")
 	kwokctlArgs := fs.String("kwokctl-args", "--disable-qps-limits", "space-separated extra kwokctl create flags of both clusters; the default lifts the control plane's client QPS limits (kube-scheduler binds at 50/s otherwise)")
-	fs.Float64Var(&o.cluster.HeartbeatFactor, "heartbeat-factor", 0, "kwokctl heartbeat factor of both clusters; 0 keeps the e2e framework's (1); raise it above 2,500 nodes")
+	fs.Float64Var(&o.cluster.HeartbeatFactor, "heartbeat-factor", 0, "kwokctl heartbeat factor of both clusters; 0 keeps the e2e environment's (1); raise it above 2,500 nodes")
 	fs.UintVar(&o.cluster.NodeLeaseParallelism, "node-lease-parallelism", 0, "node leases kwok renews at once in both clusters; 0 keeps kwok's 4, too few for 1,000 nodes on a loaded API server")
 	fs.UintVar(&o.cluster.NodeStageParallelism, "node-stage-parallelism", 0, "node stages (made Ready, status heartbeats) kwok plays at once in both clusters; 0 keeps kwok's 4, too few for 2,000 nodes arriving within a minute")
-	fs.StringVar(&o.runtime, "runtime", cluster.RuntimeBinary, "where the clusters run: binary (a kwokctl cluster per provider) or kind (the cluster of make kind-up, every provider installed with its chart); kind results are saved as <scenario>-<size>-kind")
+	runtime := fs.String("runtime", environment.Binary.Name(), "where the clusters run: binary (a kwokctl cluster per provider) or kind (the cluster of make kind-up, every provider installed with its chart); kind results are saved as <scenario>-<size>-kind")
 	fs.StringVar(&o.render, "render", "", "render the Markdown and plots of a saved results JSON into -rendered, without running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	o.cluster.ExtraArgs = strings.Fields(*kwokctlArgs)
-	if err := checkRuntime(fs, o.runtime); err != nil {
+	var err error
+	if o.runtime, err = checkRuntime(fs, *runtime); err != nil {
 		return o, err
 	}
 	if o.summarize && o.summary == "" {
@@ -154,8 +155,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	if o.repeat > 1 && !o.baseline {
 		return o, errors.New("-repeat reports the median of ratios to the baseline: add -baseline")
 	}
-	if o.runtime == cluster.RuntimeKind && s.Calibration {
-		return o, fmt.Errorf("-runtime kind: %s calibrates a kwokctl cluster's control plane, run it on the binary runtime", s.ID)
+	if !o.runtime.OwnsCluster() && s.Calibration {
+		return o, fmt.Errorf("-runtime %s: %s calibrates a control plane of the run's own, run it on a runtime that creates clusters", o.runtime.Name(), s.ID)
 	}
 	return o, nil
 }
@@ -164,34 +165,35 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 // tools/kind's, which they do not reach.
 var kwokctlFlags = []string{"kwokctl-args", "heartbeat-factor", "node-lease-parallelism", "node-stage-parallelism"}
 
-// checkRuntime refuses an unknown runtime and, on kind, the flags it would ignore.
-func checkRuntime(fs *flag.FlagSet, runtime string) error {
-	switch runtime {
-	case cluster.RuntimeBinary:
-		return nil
-	case cluster.RuntimeKind:
-		var set []string
-		fs.Visit(func(f *flag.Flag) {
-			if slices.Contains(kwokctlFlags, f.Name) {
-				set = append(set, "-"+f.Name)
-			}
-		})
-		if len(set) > 0 {
-			return fmt.Errorf("-runtime kind: %s tune kwokctl's clusters; the kind cluster is make kind-up's, drop them", strings.Join(set, ", "))
-		}
-		return nil
-	default:
-		return fmt.Errorf("-runtime %q: want %s or %s", runtime, cluster.RuntimeBinary, cluster.RuntimeKind)
+// checkRuntime finds the named runtime and, on one that attaches to a cluster made
+// elsewhere, refuses the flags it would ignore.
+func checkRuntime(fs *flag.FlagSet, name string) (environment.Runtime, error) {
+	runtime, err := environment.RuntimeNamed(name)
+	if err != nil {
+		return nil, fmt.Errorf("-runtime: %w", err)
 	}
+	if runtime.OwnsCluster() {
+		return runtime, nil
+	}
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(kwokctlFlags, f.Name) {
+			set = append(set, "-"+f.Name)
+		}
+	})
+	if len(set) > 0 {
+		return nil, fmt.Errorf("-runtime %s: %s tune kwokctl's clusters; this runtime's cluster is not the run's, drop them", name, strings.Join(set, ", "))
+	}
+	return runtime, nil
 }
 
-// marker is the runtime as results record it: none for the binary runtime, as every run saved
-// before the runtime was recorded.
+// marker is the runtime as results record it: none for the default runtime, as every run
+// saved before the runtime was recorded.
 func (o options) marker() string {
-	if o.runtime == cluster.RuntimeKind {
-		return report.RuntimeKind
+	if o.runtime == nil || o.runtime == environment.Binary {
+		return ""
 	}
-	return ""
+	return o.runtime.Name()
 }
 
 // settings splits a comma-separated KEY=VALUE list; empty gives none.
@@ -223,7 +225,9 @@ func benchmark(ctx context.Context, o options) error {
 		return run.StartOurs(ctx, p, o.runtime, c, slices.Concat(o.coreEnv, o.providerEnv))
 	}
 	if o.Calibration {
-		ours = run.StartCalibration
+		ours = func(ctx context.Context, p environment.Paths, c cluster.Tuning) (*run.Target, error) {
+			return run.StartCalibration(ctx, p, o.runtime, c)
+		}
 	}
 	starts := []func(context.Context, environment.Paths, cluster.Tuning) (*run.Target, error){ours}
 	if o.baseline {
@@ -275,7 +279,7 @@ func runOne(ctx context.Context, o options, start func(context.Context, environm
 	r := run.Measure(ctx, t, o.Scenario, o.size, o.timeout, os.Stderr)
 	if !r.Completed {
 		fmt.Fprintf(os.Stderr, "%s did not complete (logs kept in %s): %s\n", r.Provider, p.RunDir, r.Error)
-		if err := t.KeepClusterLogs(); err != nil {
+		if err := t.KeepClusterLogs(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
 	}

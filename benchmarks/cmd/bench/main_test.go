@@ -30,7 +30,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 )
 
 func parse(args ...string) (options, error) {
@@ -45,7 +45,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.rendered != filepath.Join(".bench", "results") || o.runs != filepath.Join(".bench", "runs") || o.timeout != 5*time.Minute ||
-		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize || o.runtime != cluster.RuntimeBinary || o.marker() != "" || o.repeat != 1 {
+		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize || o.runtime != environment.Binary || o.marker() != "" || o.repeat != 1 {
 		t.Errorf("defaults = %+v", o)
 	}
 }
@@ -82,8 +82,8 @@ func TestParseFlagsRejects(t *testing.T) {
 		{[]string{"-baseline", "-repeat", "2"}, "-repeat 2: want an odd number"},
 		{[]string{"-baseline", "-repeat", "0"}, "-repeat 0: want an odd number"},
 		{[]string{"-repeat", "3"}, "-repeat reports the median of ratios to the baseline: add -baseline"},
-		{[]string{"-runtime", "docker"}, `-runtime "docker": want binary or kind`},
-		{[]string{"-runtime", "kind", "-scenario", "S0"}, "S0 calibrates a kwokctl cluster's control plane"},
+		{[]string{"-runtime", "docker"}, `-runtime: unknown runtime "docker", want one of binary, kind`},
+		{[]string{"-runtime", "kind", "-scenario", "S0"}, "S0 calibrates a control plane of the run's own"},
 		// The kind cluster's kwok is tools/kind's: kwokctl's tuning would be silently ignored.
 		{[]string{"-runtime", "kind", "-node-lease-parallelism", "32", "-kwokctl-args", ""}, "-kwokctl-args, -node-lease-parallelism tune kwokctl's clusters"},
 		{[]string{"-runtime", "kind", "-heartbeat-factor", "5"}, "-heartbeat-factor tune"},
@@ -103,14 +103,14 @@ func TestParseFlagsReadsTheKindRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.runtime != cluster.RuntimeKind || o.marker() != report.RuntimeKind || o.ID != "S2" || !o.baseline {
+	if o.runtime != environment.Kind || o.marker() != report.RuntimeKind || o.ID != "S2" || !o.baseline {
 		t.Errorf("options = %+v", o)
 	}
 }
 
 func TestAKindRunIsSavedApartAndSummarizedAsOnKind(t *testing.T) {
 	dir := t.TempDir()
-	o := options{size: 3, out: filepath.Join(dir, "results"), rendered: filepath.Join(dir, "rendered"), summary: filepath.Join(dir, "RESULTS.md"), runtime: cluster.RuntimeKind}
+	o := options{size: 3, out: filepath.Join(dir, "results"), rendered: filepath.Join(dir, "rendered"), summary: filepath.Join(dir, "RESULTS.md"), runtime: environment.Kind}
 	o.ID = "S2"
 	if err := os.Mkdir(o.out, 0o755); err != nil {
 		t.Fatal(err)

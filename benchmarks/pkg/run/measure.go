@@ -61,13 +61,13 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 		return err
 	}
 	// No client-side rate limit: the cluster, not the benchmark's client, sets the pace.
-	creator, err := environment.NewUnthrottledClient(t.paths.Kubeconfig())
+	creator, err := environment.NewUnthrottledClient(t.env.Kubeconfig())
 	if err != nil {
 		return err
 	}
 	cacheCtx, stopCache := context.WithCancel(ctx)
 	defer stopCache()
-	sampled, err := watchCache(cacheCtx, t.paths.Kubeconfig())
+	sampled, err := watchCache(cacheCtx, t.env.Kubeconfig())
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,6 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,11 +36,10 @@ import (
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
-// StartOurs brings up the e2e environment (cluster, fake cloud, our provider) on runtime
-// (cluster.RuntimeBinary or cluster.RuntimeKind) with a NodeClass and NodePool, and waits
-// until the NodeClass is ready so that the measured time starts with a provisioner able to
-// launch. On kind the cluster is cleared of an earlier run's objects first and after Stop.
-func StartOurs(ctx context.Context, p environment.Paths, runtime string, settings cluster.Tuning, providerEnv []string) (*Target, error) {
+// StartOurs brings up the e2e environment (cluster, fake cloud, our provider) on runtime with
+// a NodeClass and NodePool, and waits until the NodeClass is ready so that the measured time
+// starts with a provisioner able to launch.
+func StartOurs(ctx context.Context, p environment.Paths, runtime environment.Runtime, tuning cluster.Tuning, providerEnv []string) (*Target, error) {
 	ports, err := environment.NewSettings("bench")
 	if err != nil {
 		return nil, err
@@ -50,33 +48,13 @@ func StartOurs(ctx context.Context, p environment.Paths, runtime string, setting
 	if err := writeWorld(worldPath); err != nil {
 		return nil, err
 	}
-	if runtime == cluster.RuntimeKind {
-		if err := clearKindCluster(ctx, p); err != nil {
-			return nil, err
-		}
-	}
-	env, err := environment.Start(ctx, environment.Options{Paths: p, Settings: ports, Runtime: runtime, ProviderEnv: providerEnv,
-		ClusterTuning: settings, World: worldPath})
-	t := &Target{Provider: "cloudstack", stop: func(ctx context.Context) error {
-		if env == nil {
-			return nil
-		}
-		return errors.Join(env.Stop(ctx), clearAfter(ctx, env.Client, runtime))
-	}}
-	if env != nil {
-		t.paths, t.cluster = p, env.Cluster
-	}
+	t, err := start(ctx, "cloudstack", environment.Options{Paths: p, Settings: ports, Runtime: runtime, ProviderEnv: providerEnv,
+		ClusterTuning: tuning, World: worldPath}, component.FakeCloudName, component.ProviderName)
 	if err != nil {
 		return t, err
 	}
-	t.Client, t.Fake, t.fakeMetrics = env.Client, env.Fake, env.MetricsURL(component.FakeCloudName)
-	t.provisionerMetrics = env.MetricsURL(component.ProviderName)
-	if t.apiServer, err = newAPIServer(p.Kubeconfig()); err != nil {
-		return t, err
-	}
-	if err := t.measure(ctx, component.FakeCloudName, component.ProviderName); err != nil {
-		return t, err
-	}
+	t.Fake, t.fakeMetrics = t.env.Fake, t.env.MetricsURL(component.FakeCloudName)
+	t.provisionerMetrics = t.env.MetricsURL(component.ProviderName)
 	nodeClass := objects.NodeClass(NodePoolName)
 	if err := t.Client.Create(ctx, nodeClass); err != nil {
 		return t, fmt.Errorf("creating node class, %w", err)

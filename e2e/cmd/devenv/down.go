@@ -43,6 +43,10 @@ func options(dir string) (environment.Options, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return environment.Options{}, fmt.Errorf("creating %s, %w", dir, err)
 	}
+	runtime, err := environment.RuntimeFromEnv()
+	if err != nil {
+		return environment.Options{}, err
+	}
 	settings, err := environment.LoadOrCreateSettings(filepath.Join(dir, "settings.json"), clusterName)
 	if err != nil {
 		return environment.Options{}, err
@@ -50,7 +54,7 @@ func options(dir string) (environment.Options, error) {
 	return environment.Options{
 		Paths:    environment.Paths{Root: root, BinDir: bin, RunDir: dir},
 		Settings: settings,
-		Runtime:  environment.RuntimeFromEnv(),
+		Runtime:  runtime,
 		Detached: true,
 		CCM:      true,
 	}, nil

@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package cluster creates and deletes the KWOK cluster of a run with kwokctl, or, on the kind
-// runtime, attaches the run to the kind cluster `make kind-up` created. Everything kwokctl
-// writes goes under the run's own work directory, so deleting the run folder leaves nothing
-// behind and runs never see each other's clusters.
+// Package cluster creates and deletes the KWOK cluster of a run with kwokctl's binary runtime:
+// every control-plane component a local process from bin/. Everything kwokctl writes goes
+// under the run's own work directory, so deleting the run folder leaves nothing behind and
+// runs never see each other's clusters.
 package cluster
 
 import (
@@ -31,20 +31,10 @@ import (
 	"strconv"
 )
 
-// Runtimes a run's cluster comes from.
-const (
-	// RuntimeBinary has kwokctl run every control-plane component as a local process from bin/.
-	RuntimeBinary = "binary"
-	// RuntimeKind uses the kind cluster of `make kind-up` (tools/kind), with kwok in it; runs
-	// share it, one at a time, and never delete it.
-	RuntimeKind = "kind"
-)
-
 // Options describe one cluster.
 type Options struct {
-	Name    string
-	Runtime string
-	// BinDir holds kwokctl and, for the binary runtime, the control-plane binaries.
+	Name string
+	// BinDir holds kwokctl and the control-plane binaries.
 	BinDir string
 	// WorkDir is kwokctl's KWOK_WORKDIR: cluster configs, certificates, logs, etcd data.
 	WorkDir string
@@ -54,8 +44,6 @@ type Options struct {
 	// AuditPolicy is an audit policy file; the API server then writes AuditLogPath. Empty
 	// turns auditing off.
 	AuditPolicy string
-	// KindKubeconfig is the kubeconfig of the kind cluster, for RuntimeKind.
-	KindKubeconfig string
 }
 
 // Tuning holds the settings that scale runs change; the zero value keeps kwokctl's and kwok's.
@@ -76,8 +64,8 @@ type Tuning struct {
 	ExtraArgs []string
 }
 
-// managedNodes makes the binary runtime's kwok manage only nodes annotated
-// kwok.x-k8s.io/node=fake, as the kind runtime does by default: the fake cloud's node simulator
+// managedNodes makes kwok manage only nodes annotated kwok.x-k8s.io/node=fake, as kwok in a
+// kind cluster does by default: the fake cloud's node simulator
 // stops a node's heartbeat when its VM goes away, which kwok's manage-all-nodes mode overrides.
 var managedNodes = []string{
 	"--extra-args", "kwok-controller=manage-all-nodes=false",
@@ -95,15 +83,12 @@ var aloneInTheCluster = []string{
 func (o Options) bin(name string) string { return filepath.Join(o.BinDir, name) }
 
 // CreateArgs is the kwokctl command line that creates the cluster and waits for it.
-func CreateArgs(o Options) ([]string, error) {
-	if o.Runtime != RuntimeBinary {
-		return nil, fmt.Errorf("building kwokctl arguments, runtime %q has no kwokctl cluster (want %s)", o.Runtime, RuntimeBinary)
-	}
+func CreateArgs(o Options) []string {
 	args := []string{
 		"create", "cluster",
 		"--name", o.Name,
 		"--kubeconfig", o.Kubeconfig,
-		"--runtime", o.Runtime,
+		"--runtime", "binary",
 		"--wait", "2m",
 	}
 	if o.HeartbeatFactor > 0 {
@@ -122,7 +107,7 @@ func CreateArgs(o Options) ([]string, error) {
 		"--kube-controller-manager-binary", o.bin("kube-controller-manager"),
 		"--kube-scheduler-binary", o.bin("kube-scheduler"),
 		"--kwok-controller-binary", o.bin("kwok"),
-	), slices.Concat(managedNodes, aloneInTheCluster)...), nil
+	), slices.Concat(managedNodes, aloneInTheCluster)...)
 }
 
 // DeleteArgs is the kwokctl command line that deletes the cluster and its kubeconfig entry.
@@ -139,8 +124,13 @@ func Env(o Options) []string {
 	}
 }
 
-// LogDir is where the binary runtime keeps the control plane's logs.
+// LogDir is where kwokctl keeps the control plane's logs.
 func LogDir(o Options) string { return filepath.Join(o.WorkDir, "clusters", o.Name, "logs") }
+
+// PidPath is the pid file kwokctl keeps for the named control-plane component.
+func PidPath(o Options, component string) string {
+	return filepath.Join(o.WorkDir, "clusters", o.Name, "pids", component+".pid")
+}
 
 // AuditLogPath is where kwokctl has the API server write its audit log, one JSON event a line.
 func AuditLogPath(o Options) string { return filepath.Join(LogDir(o), "audit.log") }
@@ -190,36 +180,26 @@ func orKwokDefault(parallelism uint) uint {
 	return parallelism
 }
 
-// Create runs kwokctl create cluster; its output goes to the log at logPath. On the kind
-// runtime it copies the kind cluster's kubeconfig to Kubeconfig instead.
+// Create runs kwokctl create cluster; its output goes to the log at logPath.
 func Create(ctx context.Context, o Options, logPath string) error {
-	switch o.Runtime {
-	case RuntimeBinary:
-	case RuntimeKind:
-		return attachKind(o)
-	default:
-		return fmt.Errorf("creating cluster %s, unknown runtime %q (want %s or %s)", o.Name, o.Runtime, RuntimeBinary, RuntimeKind)
-	}
-	args, err := CreateArgs(o)
-	if err != nil {
-		return err
-	}
 	if err := writeKwokConfig(o); err != nil {
 		return fmt.Errorf("writing the kwok configuration, %w", err)
 	}
-	if err := kwokctl(ctx, o, logPath, args); err != nil {
+	if err := kwokctl(ctx, o, logPath, CreateArgs(o)); err != nil {
 		return fmt.Errorf("creating cluster %s, %w", o.Name, err)
 	}
 	return nil
 }
 
-// Delete runs kwokctl delete cluster. Deleting a cluster that does not exist succeeds. A kind
-// cluster is `make kind-down`'s to delete.
+// Exists tells whether kwokctl created the cluster in the work directory.
+func Exists(o Options) bool {
+	_, err := os.Stat(filepath.Join(o.WorkDir, "clusters", o.Name))
+	return err == nil
+}
+
+// Delete runs kwokctl delete cluster. Deleting a cluster that does not exist succeeds.
 func Delete(ctx context.Context, o Options, logPath string) error {
-	if o.Runtime == RuntimeKind {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(o.WorkDir, "clusters", o.Name)); os.IsNotExist(err) {
+	if !Exists(o) {
 		return nil
 	}
 	if err := kwokctl(ctx, o, logPath, DeleteArgs(o)); err != nil {
@@ -248,19 +228,4 @@ func kwokctl(ctx context.Context, o Options, logPath string, args []string) erro
 		return fmt.Errorf("kwokctl %s: %w: %s", args[0], err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return nil
-}
-
-// attachKind points the run at the kind cluster: kind-up's kubeconfig, copied into the run.
-func attachKind(o Options) error {
-	config, err := os.ReadFile(o.KindKubeconfig)
-	if os.IsNotExist(err) {
-		return fmt.Errorf("no kind cluster: %s is missing, run 'make kind-up' first", o.KindKubeconfig)
-	}
-	if err != nil {
-		return fmt.Errorf("reading the kind cluster's kubeconfig, %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(o.Kubeconfig), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(o.Kubeconfig, config, 0o600)
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package cluster
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +31,6 @@ func options(t *testing.T) Options {
 	dir := t.TempDir()
 	return Options{
 		Name:       "e2e-abc",
-		Runtime:    RuntimeBinary,
 		BinDir:     filepath.Join(dir, "bin"),
 		WorkDir:    filepath.Join(dir, "kwok"),
 		Kubeconfig: filepath.Join(dir, "kubeconfig"),
@@ -49,10 +47,7 @@ func flag(args []string, name string) (string, bool) {
 
 func TestBinaryRuntimeUsesEveryControlPlaneBinaryFromBinDir(t *testing.T) {
 	o := options(t)
-	args, err := CreateArgs(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := CreateArgs(o)
 	for f, want := range map[string]string{
 		"--name":                           "e2e-abc",
 		"--runtime":                        "binary",
@@ -73,10 +68,7 @@ func TestExtraArgsFollowTheFrameworksFlags(t *testing.T) {
 	o := options(t)
 	o.HeartbeatFactor = 2
 	o.ExtraArgs = []string{"--disable-qps-limits", "--extra-args", "kube-scheduler=kube-api-qps=500"}
-	args, err := CreateArgs(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := CreateArgs(o)
 	if got, _ := flag(args, "--heartbeat-factor"); got != "2" {
 		t.Errorf("--heartbeat-factor = %q, want 2", got)
 	}
@@ -87,53 +79,17 @@ func TestExtraArgsFollowTheFrameworksFlags(t *testing.T) {
 
 func TestAuditPolicyTurnsTheAPIServersAuditLogOn(t *testing.T) {
 	o := options(t)
-	args, _ := CreateArgs(o)
+	args := CreateArgs(o)
 	if slices.Contains(args, "--kube-audit-policy") {
 		t.Errorf("auditing without a policy: %v", args)
 	}
 	o.AuditPolicy = "/run/audit-policy.yaml"
-	args, _ = CreateArgs(o)
+	args = CreateArgs(o)
 	if got, _ := flag(args, "--kube-audit-policy"); got != o.AuditPolicy {
 		t.Errorf("--kube-audit-policy = %q, want %q", got, o.AuditPolicy)
 	}
 	if got := AuditLogPath(o); got != filepath.Join(o.WorkDir, "clusters", o.Name, "logs", "audit.log") {
 		t.Errorf("audit log at %s", got)
-	}
-}
-
-func TestKindRuntimeAttachesToTheKindClusterInsteadOfCreatingOne(t *testing.T) {
-	o := options(t)
-	o.Runtime = RuntimeKind
-	o.KindKubeconfig = filepath.Join(t.TempDir(), "kind-kubeconfig")
-	if _, err := CreateArgs(o); err == nil {
-		t.Error("the kind runtime got kwokctl arguments")
-	}
-	err := Create(context.Background(), o, filepath.Join(t.TempDir(), "kwokctl.log"))
-	if err == nil || !strings.Contains(err.Error(), "make kind-up") {
-		t.Fatalf("without a kind cluster, error = %v", err)
-	}
-	if err := os.WriteFile(o.KindKubeconfig, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := Create(context.Background(), o, filepath.Join(t.TempDir(), "kwokctl.log")); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := os.ReadFile(o.Kubeconfig); err != nil || string(got) != "apiVersion: v1\nkind: Config\n" {
-		t.Errorf("run kubeconfig %q, %v", got, err)
-	}
-	if err := Delete(context.Background(), o, filepath.Join(t.TempDir(), "kwokctl.log")); err != nil {
-		t.Errorf("deleting a run on kind, %v", err)
-	}
-	if _, err := os.Stat(o.KindKubeconfig); err != nil {
-		t.Errorf("the kind cluster's kubeconfig is gone after Delete: %v", err)
-	}
-}
-
-func TestUnknownRuntimeIsRejected(t *testing.T) {
-	o := options(t)
-	o.Runtime = "docker"
-	if _, err := CreateArgs(o); err == nil || !strings.Contains(err.Error(), `"docker"`) {
-		t.Fatalf("error = %v", err)
 	}
 }
 
@@ -198,10 +154,7 @@ func TestDeleteOfAClusterThatWasNeverCreatedSucceedsWithoutKwokctl(t *testing.T)
 
 func TestBinaryRuntimeManagesOnlyAnnotatedNodesWithoutLeaderElection(t *testing.T) {
 	o := options(t)
-	args, err := CreateArgs(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := CreateArgs(o)
 	for _, want := range []string{
 		"kwok-controller=manage-all-nodes=false",
 		"kwok-controller=manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
@@ -216,14 +169,14 @@ func TestBinaryRuntimeManagesOnlyAnnotatedNodesWithoutLeaderElection(t *testing.
 		t.Errorf("--heartbeat-factor passed without being set: %v", args)
 	}
 	o.HeartbeatFactor = 1
-	args, _ = CreateArgs(o)
+	args = CreateArgs(o)
 	if got, _ := flag(args, "--heartbeat-factor"); got != "1" {
 		t.Errorf("--heartbeat-factor = %q, want 1", got)
 	}
 }
 
 func TestKwokParallelismReachesKwokThroughItsConfiguration(t *testing.T) {
-	if args, _ := CreateArgs(options(t)); slices.Contains(args, "--config") {
+	if args := CreateArgs(options(t)); slices.Contains(args, "--config") {
 		t.Errorf("--config passed without a kwok setting: %v", args)
 	}
 	for _, c := range []struct {
@@ -236,10 +189,7 @@ func TestKwokParallelismReachesKwokThroughItsConfiguration(t *testing.T) {
 	} {
 		o := options(t)
 		o.Tuning = c.tuning
-		args, err := CreateArgs(o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		args := CreateArgs(o)
 		path, ok := flag(args, "--config")
 		if !ok {
 			t.Fatalf("%+v: no --config in %v", c.tuning, args)

@@ -72,7 +72,8 @@ func NewDetachedRunner(dir string) *Runner {
 // LogPath is where a component's stdout and stderr go, across restarts.
 func (r *Runner) LogPath(name string) string { return filepath.Join(r.dir, "logs", name+".log") }
 
-func (r *Runner) pidPath(name string) string { return filepath.Join(r.dir, "pids", name+".pid") }
+// PidPath is where the runner records a component's pid, for whoever measures it.
+func (r *Runner) PidPath(name string) string { return filepath.Join(r.dir, "pids", name+".pid") }
 
 // Start runs c unless it already runs. A bound process is killed when ctx ends.
 func (r *Runner) Start(ctx context.Context, c component.Component) error {
@@ -86,7 +87,7 @@ func (r *Runner) Start(ctx context.Context, c component.Component) error {
 		return nil
 	}
 	if r.detached {
-		if pf, err := readPidFile(r.pidPath(c.Name)); err == nil && pf.matches() {
+		if pf, err := readPidFile(r.PidPath(c.Name)); err == nil && pf.matches() {
 			return nil
 		}
 	}
@@ -99,7 +100,7 @@ func (r *Runner) Start(ctx context.Context, c component.Component) error {
 }
 
 func (r *Runner) spawn(ctx context.Context, c component.Component) (*proc, error) {
-	for _, d := range []string{filepath.Dir(r.LogPath(c.Name)), filepath.Dir(r.pidPath(c.Name))} {
+	for _, d := range []string{filepath.Dir(r.LogPath(c.Name)), filepath.Dir(r.PidPath(c.Name))} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("creating %s, %w", d, err)
 		}
@@ -126,7 +127,7 @@ func (r *Runner) spawn(ctx context.Context, c component.Component) (*proc, error
 		return nil, err
 	}
 	p := &proc{pid: cmd.Process.Pid, done: make(chan struct{})}
-	if err := writePidFile(r.pidPath(c.Name), pidFile{pid: p.pid, binary: cmd.Path}); err != nil {
+	if err := writePidFile(r.PidPath(c.Name), pidFile{pid: p.pid, binary: cmd.Path}); err != nil {
 		_ = signalGroup(p.pid, syscall.SIGKILL)
 		return nil, err
 	}
@@ -178,11 +179,11 @@ func (r *Runner) end(name string, sig syscall.Signal) error {
 	p, ok := r.procs[name]
 	delete(r.procs, name)
 	r.mu.Unlock()
-	defer func() { _ = os.Remove(r.pidPath(name)) }()
+	defer func() { _ = os.Remove(r.PidPath(name)) }()
 	if ok {
 		return terminate(p.pid, sig, r.grace, func() bool { return !p.alive() }, p.done)
 	}
-	pf, err := readPidFile(r.pidPath(name))
+	pf, err := readPidFile(r.PidPath(name))
 	if errors.Is(err, os.ErrNotExist) || (err == nil && !pf.matches()) {
 		return nil
 	}

@@ -82,7 +82,7 @@ func newRunner(t *testing.T) *Runner {
 
 func pidOf(t *testing.T, r *Runner, name string) int {
 	t.Helper()
-	pf, err := readPidFile(r.pidPath(name))
+	pf, err := readPidFile(r.PidPath(name))
 	if err != nil {
 		t.Fatalf("reading pid file of %s, %v", name, err)
 	}
@@ -111,7 +111,7 @@ func TestStartIsIdempotentAndStopRemovesTheProcessAndItsPidFile(t *testing.T) {
 	if running(r, "svc") || syscall.Kill(first, 0) == nil {
 		t.Fatal("still running after Stop")
 	}
-	if _, err := os.Stat(r.pidPath("svc")); !os.IsNotExist(err) {
+	if _, err := os.Stat(r.PidPath("svc")); !os.IsNotExist(err) {
 		t.Fatalf("pid file left behind, stat error %v", err)
 	}
 	if err := r.Stop("svc"); err != nil {
@@ -226,11 +226,11 @@ func TestDetachedProcessesAreFoundAndStoppedThroughTheirPidFiles(t *testing.T) {
 
 func TestStopLeavesAlonePidsReusedByAnotherBinary(t *testing.T) {
 	r := NewDetachedRunner(t.TempDir())
-	if err := os.MkdirAll(filepath.Dir(r.pidPath("svc")), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(r.PidPath("svc")), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// Our own pid, recorded as if it ran something else: Stop must not signal it.
-	if err := os.WriteFile(r.pidPath("svc"), fmt.Appendf(nil, "%d\n/usr/bin/not-this\n", os.Getpid()), 0o644); err != nil {
+	if err := os.WriteFile(r.PidPath("svc"), fmt.Appendf(nil, "%d\n/usr/bin/not-this\n", os.Getpid()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if running(r, "svc") {
@@ -315,6 +315,6 @@ func stopAll(r *Runner) {
 
 // running reports whether the pid file of name records a live process of its binary.
 func running(r *Runner, name string) bool {
-	pf, err := readPidFile(r.pidPath(name))
+	pf, err := readPidFile(r.PidPath(name))
 	return err == nil && pf.matches()
 }

@@ -36,7 +36,6 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cloud"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
@@ -126,7 +125,8 @@ func Run(t *testing.T, description string) {
 }
 
 // WithPeer runs a second cluster, given the same CLUSTER_NAME, with its own provider on the
-// suite's fake cloud (Peer); call it where the suite is declared. The binary runtime only.
+// suite's fake cloud (Peer); call it where the suite is declared. Runtimes that create their
+// clusters only.
 func (s *Suite) WithPeer() *Suite {
 	s.peered = true
 	return s
@@ -140,8 +140,9 @@ func (s *Suite) setUp(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	identity, err := s.providerIdentity(settings)
 	Expect(err).NotTo(HaveOccurred())
-	runtime := environment.RuntimeFromEnv()
-	GinkgoWriter.Printf("run folder %s (%s runtime)\n", paths.RunDir, runtime)
+	runtime, err := environment.RuntimeFromEnv()
+	Expect(err).NotTo(HaveOccurred())
+	GinkgoWriter.Printf("run folder %s (%s runtime)\n", paths.RunDir, runtime.Name())
 	worldFile, err := s.worldFile(paths.RunDir)
 	Expect(err).NotTo(HaveOccurred())
 	opts := environment.Options{
@@ -177,8 +178,8 @@ func (s *Suite) setUp(ctx SpecContext) {
 // simulator serves both from its start; each provider names its own API server in the
 // userdata, which is what decides the cluster a VM's node joins.
 func (s *Suite) startWithPeer(ctx context.Context, o environment.Options) (*environment.Environment, error) {
-	if o.Runtime != cluster.RuntimeBinary {
-		return nil, fmt.Errorf("a peer cluster needs the binary runtime, not %s", o.Runtime)
+	if !o.Runtime.OwnsCluster() {
+		return nil, fmt.Errorf("a peer cluster needs a runtime that creates clusters, not %s", o.Runtime.Name())
 	}
 	paths, err := environment.DefaultPaths(s.name + "-peer")
 	if err != nil {

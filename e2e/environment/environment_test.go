@@ -79,11 +79,11 @@ func TestNewSettingsPicksDistinctPortsAndFreshKeys(t *testing.T) {
 }
 
 func TestComponentsWireTheProviderToTheFakeAndTheCluster(t *testing.T) {
-	e := &Environment{Options: Options{
+	e := Attach(t.Context(), Options{
 		Paths:       Paths{Root: "/repo", BinDir: "/repo/bin", RunDir: "/repo/.e2e/run"},
 		Settings:    Settings{ClusterName: "e2e", FakePort: 1001, MetricsPort: 1002, HealthPort: 1003, APIKey: "k", SecretKey: "s"},
 		ProviderEnv: []string{"LOG_LEVEL=debug"},
-	}}
+	})
 	ordered, err := component.StartOrder(e.Components())
 	if err != nil {
 		t.Fatal(err)
@@ -112,11 +112,11 @@ func TestComponentsWireTheProviderToTheFakeAndTheCluster(t *testing.T) {
 }
 
 func TestComponentsRunTheCCMWhenAsked(t *testing.T) {
-	e := &Environment{Options: Options{
+	e := Attach(t.Context(), Options{
 		Paths:    Paths{Root: "/repo", BinDir: "/repo/bin", RunDir: "/repo/.e2e/run"},
 		Settings: Settings{ClusterName: "e2e", FakePort: 1001, MetricsPort: 1002, HealthPort: 1003, CCMPort: 1004},
 		CCM:      true,
-	}}
+	})
 	ordered, err := component.StartOrder(e.Components())
 	if err != nil {
 		t.Fatal(err)
@@ -252,14 +252,42 @@ func TestReapStaleRunsCleansUpAbandonedRunsOnly(t *testing.T) {
 func TestClusterTuningReachesTheClusterWithTheFrameworksHeartbeatByDefault(t *testing.T) {
 	paths := Paths{Root: "/repo", BinDir: "/repo/bin", RunDir: "/repo/.e2e/run"}
 	settings := Settings{ClusterName: "e2e", FakePort: 1001, MetricsPort: 1002, HealthPort: 1003}
-	e := Attach(t.Context(), Options{Paths: paths, Settings: settings, Runtime: "binary",
+	e := Attach(t.Context(), Options{Paths: paths, Settings: settings, Runtime: Binary,
 		ClusterTuning: cluster.Tuning{NodeLeaseParallelism: 32, ExtraArgs: []string{"--disable-qps-limits"}}})
 	want := cluster.Tuning{HeartbeatFactor: HeartbeatFactor, NodeLeaseParallelism: 32, ExtraArgs: []string{"--disable-qps-limits"}}
 	if got := e.Cluster.Tuning; !reflect.DeepEqual(got, want) {
 		t.Errorf("cluster tuning %+v, want %+v", got, want)
 	}
-	e = Attach(t.Context(), Options{Paths: paths, Settings: settings, Runtime: "binary", ClusterTuning: cluster.Tuning{HeartbeatFactor: 5}})
+	e = Attach(t.Context(), Options{Paths: paths, Settings: settings, Runtime: Binary, ClusterTuning: cluster.Tuning{HeartbeatFactor: 5}})
 	if e.Cluster.HeartbeatFactor != 5 {
 		t.Errorf("heartbeat factor %v, want the 5 asked for", e.Cluster.HeartbeatFactor)
+	}
+}
+
+// Core settings such as the batch window must reach the KWOK provider as they reach ours,
+// or the two sides of a benchmark's ratio run different cores.
+func TestKwokProviderGetsCoreSettingsBesideItsOwn(t *testing.T) {
+	coreEnv := []string{"BATCH_MAX_DURATION=60s", "BATCH_IDLE_DURATION=5s"}
+	e := Attach(t.Context(), Options{Paths: Paths{RunDir: t.TempDir()}, Settings: Settings{MetricsPort: 8080, HealthPort: 8081},
+		Provisioner: KwokProvisioner, KwokCatalog: "/run/instance-types.json", ProviderEnv: coreEnv})
+	components := e.Components()
+	if len(components) != 1 || components[0].Name != KwokProviderName {
+		t.Fatalf("components %v, want the KWOK provider alone", components)
+	}
+	env := components[0].Env
+	for _, want := range append([]string{"INSTANCE_TYPES_FILE_PATH=/run/instance-types.json", "METRICS_PORT=8080", "HEALTH_PROBE_PORT=8081", "DISABLE_LEADER_ELECTION=true"}, coreEnv...) {
+		if !slices.Contains(env, want) {
+			t.Errorf("KWOK provider env %q lacks %s", env, want)
+		}
+	}
+	if !slices.Equal(env[len(env)-len(coreEnv):], coreEnv) {
+		t.Errorf("KWOK provider env %q does not end with the core settings %q, which must win", env, coreEnv)
+	}
+}
+
+func TestNoProvisionerRunsNoProcess(t *testing.T) {
+	e := Attach(t.Context(), Options{Paths: Paths{RunDir: t.TempDir()}, Provisioner: NoProvisioner, CCM: true})
+	if components := e.Components(); len(components) != 0 {
+		t.Errorf("components %v, want none", components)
 	}
 }

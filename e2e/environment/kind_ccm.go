@@ -68,7 +68,7 @@ func (e *Environment) ccmImage() (string, error) {
 // ccmObjects are the CCM's ServiceAccount, its binding, the cloud-config Secret and the
 // Deployment. The binding is to cluster-admin: the suite checks what the CCM does to Nodes,
 // not the CCM's own RBAC.
-func (e *Environment) ccmObjects(image string) []client.Object {
+func ccmObjects(image, apiKey, secretKey string) []client.Object {
 	meta := metav1.ObjectMeta{Name: ccmName, Namespace: ccmNamespace, Labels: map[string]string{"app": ccmName}}
 	one := int32(1)
 	return []client.Object{
@@ -79,7 +79,7 @@ func (e *Environment) ccmObjects(image string) []client.Object {
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ccmName, Namespace: ccmNamespace}},
 		},
 		&corev1.Secret{ObjectMeta: meta, StringData: map[string]string{
-			ccmConfigKey: string(component.CloudConfig(fakeClusterURL, e.APIKey, e.SecretKey)),
+			ccmConfigKey: string(component.CloudConfig(fakeClusterURL, apiKey, secretKey)),
 		}},
 		&appsv1.Deployment{
 			ObjectMeta: meta,
@@ -114,22 +114,26 @@ func (e *Environment) ccmObjects(image string) []client.Object {
 
 // installCCM creates the CCM's objects, in place of a killed run's, and waits until its pod
 // is ready: its /healthz answers once the cloud provider reached the fake.
-func (e *Environment) installCCM(ctx context.Context) error {
-	if err := e.uninstallCCM(ctx); err != nil {
+func installCCM(ctx context.Context, e *Environment) error {
+	kube, err := e.client()
+	if err != nil {
+		return err
+	}
+	if err := uninstallCCM(ctx, kube); err != nil {
 		return err
 	}
 	image, err := e.ccmImage()
 	if err != nil {
 		return err
 	}
-	for _, o := range e.ccmObjects(image) {
-		if err := e.Client.Create(ctx, o); err != nil {
+	for _, o := range ccmObjects(image, e.APIKey, e.SecretKey) {
+		if err := kube.Create(ctx, o); err != nil {
 			return fmt.Errorf("creating the CCM's %T, %w", o, err)
 		}
 	}
 	err = wait.PollUntilContextTimeout(ctx, time.Second, ccmReadyTimeout, true, func(ctx context.Context) (bool, error) {
 		d := &appsv1.Deployment{}
-		if err := e.Client.Get(ctx, client.ObjectKey{Namespace: ccmNamespace, Name: ccmName}, d); err != nil {
+		if err := kube.Get(ctx, client.ObjectKey{Namespace: ccmNamespace, Name: ccmName}, d); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
 		return d.Status.ReadyReplicas == 1, nil
@@ -142,17 +146,17 @@ func (e *Environment) installCCM(ctx context.Context) error {
 
 // uninstallCCM deletes the CCM's objects; missing ones are fine. The pod is waited for, so
 // that the next run's log follower does not attach to it.
-func (e *Environment) uninstallCCM(ctx context.Context) error {
+func uninstallCCM(ctx context.Context, kube client.Client) error {
 	var errs []error
-	for _, o := range e.ccmObjects("") {
-		errs = append(errs, client.IgnoreNotFound(e.Client.Delete(ctx, o, client.PropagationPolicy(metav1.DeletePropagationForeground))))
+	for _, o := range ccmObjects("", "", "") {
+		errs = append(errs, client.IgnoreNotFound(kube.Delete(ctx, o, client.PropagationPolicy(metav1.DeletePropagationForeground))))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("deleting the CCM, %w", err)
 	}
 	return wait.PollUntilContextTimeout(ctx, time.Second, ccmReadyTimeout, true, func(ctx context.Context) (bool, error) {
 		pods := &corev1.PodList{}
-		if err := e.Client.List(ctx, pods, client.InNamespace(ccmNamespace), client.MatchingLabels{"app": ccmName}); err != nil {
+		if err := kube.List(ctx, pods, client.InNamespace(ccmNamespace), client.MatchingLabels{"app": ccmName}); err != nil {
 			return false, err
 		}
 		return len(pods.Items) == 0, nil
