@@ -27,10 +27,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -46,6 +44,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/stamp"
 )
 
 // stopTimeout bounds the teardown after a run, which must happen even after a Ctrl-C.
@@ -211,9 +210,9 @@ func benchmark(ctx context.Context, o options) error {
 	started := time.Now().UTC()
 	result := report.Run{
 		Command: strings.Join(append([]string{"go run ./benchmarks/cmd/bench"}, os.Args[1:]...), " "),
-		Machine: machine(),
+		Machine: stamp.Machine(),
 		Started: started.Format(time.RFC3339),
-		Commit:  commit(o),
+		Commit:  stamp.Commit(o.out, o.summary),
 		Runtime: o.marker(),
 	}
 	var err error
@@ -352,49 +351,6 @@ func summarize(o options) error {
 		return err
 	}
 	return report.Summary{Path: o.summary, Dir: o.out, Rendered: filepath.ToSlash(o.rendered), Staleness: staleness}.Write()
-}
-
-// machine describes this machine: cores, memory and OS.
-func machine() string {
-	memory := "memory unknown"
-	gib, err := procstat.MemTotalGiB()
-	if err != nil {
-		memory += " (" + err.Error() + ")"
-	} else {
-		memory = fmt.Sprintf("%.0f GiB", gib)
-	}
-	return fmt.Sprintf("%d cores, %s, %s", runtime.NumCPU(), memory, runtime.GOOS)
-}
-
-// commit is the checked-out commit, marked dirty when a tracked file other than the results
-// and the summary differs from it; empty outside a git checkout.
-func commit(o options) string {
-	out, err := exec.Command("git", "rev-parse", "--show-toplevel", "--short=12", "HEAD").Output()
-	lines := strings.Fields(string(out))
-	if err != nil || len(lines) != 2 {
-		return ""
-	}
-	top, head := lines[0], lines[1]
-	status, err := exec.Command("git", "status", "--porcelain", "-z", "--untracked-files=no").Output()
-	if err != nil {
-		return head + " (git status failed: " + err.Error() + ")"
-	}
-	ours := func(path string) bool {
-		abs := filepath.Join(top, path)
-		for _, p := range []string{o.out, o.summary} {
-			if own, err := filepath.Abs(p); err == nil && p != "" && (abs == own || strings.HasPrefix(abs, own+string(filepath.Separator))) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, entry := range strings.Split(string(status), "\x00") {
-		// Entries are "XY path"; a rename's old path follows as an entry of its own, a change too.
-		if len(entry) > 3 && !ours(entry[3:]) {
-			return head + "+dirty"
-		}
-	}
-	return head
 }
 
 // publish renders r into dir as name.md and a PNG for each of its figures, referenced from the

@@ -20,7 +20,6 @@ import (
 	"flag"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -253,54 +252,5 @@ func TestARunRewritesTheSummary(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)
 		}
-	}
-}
-
-func TestCommitIsMarkedDirtyByChangesOutsideTheResults(t *testing.T) {
-	repo := t.TempDir()
-	t.Chdir(repo)
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	files := []string{"code.go", filepath.Join("results", "S1-5.json"), "RESULTS.md"}
-	if err := os.Mkdir("results", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if err := os.WriteFile(f, []byte("v1"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "init")
-	o := options{out: "results", summary: "RESULTS.md"}
-	clean := commit(o)
-	if len(clean) != 12 {
-		t.Fatalf("commit %q, want 12 hex digits", clean)
-	}
-	for _, f := range files[1:] {
-		if err := os.WriteFile(f, []byte("v2"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := commit(o); got != clean {
-		t.Errorf("with only the results changed, commit %q, want %q", got, clean)
-	}
-	if err := os.WriteFile("code.go", []byte("v2"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := commit(o); got != clean+"+dirty" {
-		t.Errorf("with code changed, commit %q, want %q", got, clean+"+dirty")
-	}
-}
-
-func TestMachineNamesCoresMemoryAndOS(t *testing.T) {
-	if m := machine(); !regexp.MustCompile(`^[0-9]+ cores, [0-9]+ GiB, linux$`).MatchString(m) {
-		t.Errorf("machine() = %q, want cores, memory and OS", m)
 	}
 }

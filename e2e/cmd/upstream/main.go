@@ -20,20 +20,20 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/stamp"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/upstream"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
@@ -93,7 +93,7 @@ func run() error {
 	defer stop()
 	// The commit of the images and charts the suites run against: taken before anything else
 	// can move HEAD.
-	ranAt := commit()
+	ranAt := cmp.Or(stamp.Commit(*out), "unknown")
 	remove, err := upstream.Install(ctx, o)
 	if err != nil {
 		return err
@@ -163,18 +163,5 @@ func command(o upstream.Options, suite string) string {
 	return strings.Join(parts, " ")
 }
 
-func commit() string {
-	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	c := strings.TrimSpace(string(out))
-	if dirty, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!e2e/UPSTREAM.md").Output(); len(dirty) > 0 {
-		c += "+dirty"
-	}
-	return c
-}
-
-func machine() string {
-	return fmt.Sprintf("%d cores, %s, the kind cluster of make kind-up", runtime.NumCPU(), runtime.GOOS)
-}
+// machine is this machine and where the suites ran on it.
+func machine() string { return stamp.Machine() + ", the kind cluster of make kind-up" }
