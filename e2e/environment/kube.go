@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	// Both API packages register their types in client-go's scheme when imported.
-	_ "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	_ "sigs.k8s.io/karpenter/pkg/apis/v1"
 )
 
@@ -180,6 +180,26 @@ func waitEstablished(ctx context.Context, c client.Client, name string) error {
 	})
 	if err != nil {
 		return fmt.Errorf("waiting for CRD %s, %w", name, err)
+	}
+	return nil
+}
+
+// nodeClassReadyTimeout bounds a NodeClass' first resolution: zones, networks, offerings and
+// templates, each a CloudStack call the provider makes once it sees the NodeClass.
+const nodeClassReadyTimeout = 2 * time.Minute
+
+// WaitNodeClassReady waits until the named CloudStackNodeClass is Ready, so that what follows
+// starts with a provisioner able to launch.
+func WaitNodeClassReady(ctx context.Context, c client.Client, name string) error {
+	err := wait.PollUntilContextTimeout(ctx, time.Second, nodeClassReadyTimeout, true, func(ctx context.Context) (bool, error) {
+		nc := &csv1.CloudStackNodeClass{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, nc); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		return nc.StatusConditions().Root().IsTrue(), nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for CloudStackNodeClass %s to be Ready, %w", name, err)
 	}
 	return nil
 }

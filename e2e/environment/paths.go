@@ -58,9 +58,20 @@ func (p Paths) CRDDir() string {
 	return filepath.Join(p.Root, "charts", "karpenter-cloudstack", "crds")
 }
 
-// DefaultPaths are the repository's bin/ (or KUBE_BIN_DIR) and a new run folder
-// .e2e/<run-id> named after the time so runs sort by age.
+// DefaultPaths are RepoPaths with a new run folder .e2e/<run-id> named after the time so runs
+// sort by age.
 func DefaultPaths(runName string) (Paths, error) {
+	p, err := RepoPaths("")
+	if err != nil {
+		return Paths{}, err
+	}
+	id := fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102-150405"), runName, os.Getpid())
+	p.RunDir = filepath.Join(p.Root, ".e2e", id)
+	return p, nil
+}
+
+// RepoPaths are the repository, its bin/ (or KUBE_BIN_DIR) and the run folder runDir.
+func RepoPaths(runDir string) (Paths, error) {
 	root, err := repo.Root()
 	if err != nil {
 		return Paths{}, err
@@ -69,6 +80,5 @@ func DefaultPaths(runName string) (Paths, error) {
 	if err != nil {
 		return Paths{}, err
 	}
-	id := fmt.Sprintf("%s-%s-%d", time.Now().UTC().Format("20060102-150405"), runName, os.Getpid())
-	return Paths{Root: root, BinDir: bin, RunDir: filepath.Join(root, ".e2e", id)}, nil
+	return Paths{Root: root, BinDir: bin, RunDir: runDir}, nil
 }

@@ -25,7 +25,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 // startAPIServer starts etcd and kube-apiserver from KUBE_BIN_DIR (default <repo>/bin) with
@@ -33,11 +33,11 @@ import (
 // test that silently skips proves nothing.
 func startAPIServer(crds []*apiextensionsv1.CustomResourceDefinition) *envtest.Environment {
 	GinkgoHelper()
-	dir, err := repo.BinDir()
-	Expect(err).NotTo(HaveOccurred())
+	var dir string
 	for _, binary := range []string{"etcd", "kube-apiserver"} {
-		Expect(filepath.Join(dir, binary)).To(BeAnExistingFile(),
-			"the RBAC specs need %s in %s: run `make tools` or set KUBE_BIN_DIR", binary, dir)
+		path, err := test.Binary(binary)
+		Expect(err).NotTo(HaveOccurred(), "the RBAC specs need it")
+		dir = filepath.Dir(path)
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: dir,
@@ -45,7 +45,7 @@ func startAPIServer(crds []*apiextensionsv1.CustomResourceDefinition) *envtest.E
 		// The machines running `make test` are shared and slow to start etcd on.
 		ControlPlaneStartTimeout: 2 * time.Minute,
 	}
-	_, err = env.Start()
+	_, err := env.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(env.Stop)
 	return env

@@ -22,10 +22,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
-
-	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
@@ -33,7 +29,6 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
-	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
 // StartOurs brings up the e2e environment (cluster, fake cloud, our provider) on runtime with
@@ -62,7 +57,7 @@ func StartOurs(ctx context.Context, p environment.Paths, runtime environment.Run
 	if err := t.Client.Create(ctx, objects.NodePool(NodePoolName, NodePoolName)); err != nil {
 		return t, fmt.Errorf("creating node pool, %w", err)
 	}
-	return t, waitNodeClassReady(ctx, t.Client, nodeClass.Name)
+	return t, environment.WaitNodeClassReady(ctx, t.Client, nodeClass.Name)
 }
 
 // worldCapacityFactor multiplies the default world's hosts. The KWOK baseline has no capacity
@@ -87,20 +82,6 @@ func writeWorld(path string) error {
 	}
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		return fmt.Errorf("writing %s, %w", path, err)
-	}
-	return nil
-}
-
-func waitNodeClassReady(ctx context.Context, c client.Client, name string) error {
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		nc := &csv1.CloudStackNodeClass{}
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, nc); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		return nc.StatusConditions().Root().IsTrue(), nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for node class %s, %w", name, err)
 	}
 	return nil
 }

@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
 
 // clusterName names the demo cluster; kwokctl keeps it apart from e2e clusters anyway since
@@ -32,11 +31,7 @@ const clusterName = "karpenter-cloudstack-dev"
 
 // options are the settings saved by the first `up`, so later runs reach the same processes.
 func options(dir string) (environment.Options, error) {
-	root, err := repo.Root()
-	if err != nil {
-		return environment.Options{}, err
-	}
-	bin, err := repo.BinDir()
+	paths, err := environment.RepoPaths(dir)
 	if err != nil {
 		return environment.Options{}, err
 	}
@@ -52,7 +47,7 @@ func options(dir string) (environment.Options, error) {
 		return environment.Options{}, err
 	}
 	return environment.Options{
-		Paths:    environment.Paths{Root: root, BinDir: bin, RunDir: dir},
+		Paths:    paths,
 		Settings: settings,
 		Runtime:  runtime,
 		Detached: true,

@@ -22,13 +22,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
@@ -80,17 +76,7 @@ func applyDemo(ctx context.Context, c client.Client) error {
 			return fmt.Errorf("creating %s, %w", o.GetName(), err)
 		}
 	}
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		nc := &csv1.CloudStackNodeClass{}
-		if err := c.Get(ctx, client.ObjectKey{Name: demoName}, nc); err != nil {
-			return false, err
-		}
-		return nc.StatusConditions().Root().IsTrue(), nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for CloudStackNodeClass %s to be Ready, %w", demoName, err)
-	}
-	return nil
+	return environment.WaitNodeClassReady(ctx, c, demoName)
 }
 
 func printUsage(dir string) {
