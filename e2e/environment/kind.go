@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,7 +114,7 @@ func (kind) InstallOurs(ctx context.Context, e *Environment) error {
 
 // Ours are port-forwards to the in-cluster fake cloud and provider and, with a CCM, the
 // follower of its log.
-func (k kind) Ours(e *Environment) []component.Component {
+func (kind) Ours(e *Environment) []component.Component {
 	components := []component.Component{
 		e.portForward(component.FakeCloudName, fakeNamespace, "svc/"+fakeRelease+"-fakecloudstack",
 			map[string]component.Forward{"api": {Local: e.FakePort, Remote: 8080}}, "/healthz"),
@@ -169,7 +170,7 @@ func (kind) Measure(ctx context.Context, e *Environment, names ...string) (*proc
 		return nil, err
 	}
 	sources := map[string]procstat.Source{}
-	for _, name := range append(names, ControlPlane...) {
+	for _, name := range slices.Concat(names, ControlPlane) {
 		pods, ok := kindPods[name]
 		if !ok {
 			return nil, fmt.Errorf("measuring %s, no pod of the kind cluster stands for it", name)
