@@ -109,7 +109,7 @@ func createAll(ctx context.Context, c client.Client, objs []client.Object) error
 	for _, o := range objs {
 		g.Go(func() error {
 			if err := c.Create(ctx, o); err != nil {
-				return fmt.Errorf("creating %s %s, %w", o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), err)
+				return fmt.Errorf("creating %T %s, %w", o, o.GetName(), err)
 			}
 			return nil
 		})
