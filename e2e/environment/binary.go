@@ -151,7 +151,7 @@ func (binary) Measure(_ context.Context, e *Environment, names ...string) (*proc
 	for _, n := range names {
 		sources[n] = procstat.PidFile(e.Runner.PidPath(n))
 	}
-	for _, n := range ControlPlane {
+	for _, n := range controlPlane {
 		sources[n] = procstat.PidFile(cluster.PidPath(e.Cluster, n))
 	}
 	return procstat.NewMeter(sources), nil

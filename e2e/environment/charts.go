@@ -107,12 +107,12 @@ func (s Settings) ProviderChartValues(env []string) map[string]any {
 		},
 		"clusterName": s.ClusterName,
 		"replicas":    1,
-		"controller":  map[string]any{"env": ChartEnv(env)},
+		"controller":  map[string]any{"env": chartEnv(env)},
 	}
 }
 
-// ChartEnv turns KEY=VALUE settings into a chart's controller.env list.
-func ChartEnv(settings []string) []any {
+// chartEnv turns KEY=VALUE settings into a chart's controller.env list.
+func chartEnv(settings []string) []any {
 	var env []any
 	for _, kv := range settings {
 		name, value, _ := strings.Cut(kv, "=")

@@ -184,8 +184,8 @@ func (e *Environment) StartProcesses(ctx context.Context) error {
 // cluster the same factor, so both sides carry the same heartbeat load.
 const HeartbeatFactor = 1
 
-// DefaultTuning is t with the environment's HeartbeatFactor where t sets none.
-func DefaultTuning(t cluster.Tuning) cluster.Tuning {
+// defaultTuning is t with the environment's HeartbeatFactor where t sets none.
+func defaultTuning(t cluster.Tuning) cluster.Tuning {
 	t.HeartbeatFactor = cmp.Or(t.HeartbeatFactor, HeartbeatFactor)
 	return t
 }
@@ -200,7 +200,7 @@ func Attach(ctx context.Context, o Options) *Environment {
 			BinDir:     o.BinDir,
 			WorkDir:    o.KwokDir(),
 			Kubeconfig: o.Kubeconfig(),
-			Tuning:     DefaultTuning(o.ClusterTuning),
+			Tuning:     defaultTuning(o.ClusterTuning),
 		},
 		Fake: admin.New(component.FakeCloudBaseURL(o.FakePort), o.AdminToken),
 	}
@@ -286,7 +286,7 @@ func (e *Environment) LogPaths(ctx context.Context, lines int) []string {
 	return append(paths, e.Runtime.Logs(ctx, e, lines)...)
 }
 
-// Measure reads the usage of the named components and of the ControlPlane from now on.
+// Measure reads the usage of the named components and of the control plane from now on.
 func (e *Environment) Measure(ctx context.Context, names ...string) (*procstat.Meter, error) {
 	return e.Runtime.Measure(ctx, e, names...)
 }

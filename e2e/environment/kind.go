@@ -170,7 +170,7 @@ func (kind) Measure(ctx context.Context, e *Environment, names ...string) (*proc
 		return nil, err
 	}
 	sources := map[string]procstat.Source{}
-	for _, name := range slices.Concat(names, ControlPlane) {
+	for _, name := range slices.Concat(names, controlPlane) {
 		pods, ok := kindPods[name]
 		if !ok {
 			return nil, fmt.Errorf("measuring %s, no pod of the kind cluster stands for it", name)
@@ -178,7 +178,7 @@ func (kind) Measure(ctx context.Context, e *Environment, names ...string) (*proc
 		sources[name] = podProcess(kube, pods)
 	}
 	meter := procstat.NewMeter(sources)
-	return meter, meter.StartNow(ctx, ControlPlane...)
+	return meter, meter.StartNow(ctx, controlPlane...)
 }
 
 // release is a Helm release the kind runtime installs.
@@ -228,10 +228,10 @@ var kindPods = func() map[string]pods {
 		component.ProviderName:  releasePods(providerNamespace, providerRelease),
 		KwokProviderName:        releasePods(kwokNamespace, kwokRelease),
 		// kwok's pod carries the label its own kustomization gives it, which tools/kind installs.
-		KwokController: {Namespace: "kube-system", Selector: "app=" + KwokController},
+		kwokController: {Namespace: "kube-system", Selector: "app=" + kwokController},
 	}
 	// kubeadm's static pods carry their component's name in the label "component".
-	for _, name := range ControlPlane {
+	for _, name := range controlPlane {
 		if _, ok := p[name]; !ok {
 			p[name] = pods{Namespace: "kube-system", Selector: "component=" + name}
 		}

@@ -87,7 +87,7 @@ func kwokValues(version string, coreEnv []string) map[string]any {
 		"replicas": 1,
 		"controller": map[string]any{
 			"image":             map[string]any{"repository": kwokImage, "tag": version},
-			"env":               ChartEnv(env),
+			"env":               chartEnv(env),
 			"extraVolumeMounts": []any{map[string]any{"name": "catalog", "mountPath": catalogMount, "readOnly": true}},
 		},
 		"extraVolumes": []any{map[string]any{"name": "catalog", "configMap": map[string]any{"name": catalogConfigMap}}},

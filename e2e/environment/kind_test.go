@@ -242,7 +242,7 @@ func TestKindReachesTheKwokProviderOnTheSettingsPorts(t *testing.T) {
 }
 
 func TestKindMeasuresEveryComponentByAPod(t *testing.T) {
-	for _, name := range append([]string{component.FakeCloudName, component.ProviderName, KwokProviderName}, ControlPlane...) {
+	for _, name := range append([]string{component.FakeCloudName, component.ProviderName, KwokProviderName}, controlPlane...) {
 		if _, ok := kindPods[name]; !ok {
 			t.Errorf("no pod stands for %s", name)
 		}

@@ -62,7 +62,7 @@ type Runtime interface {
 	// Logs are the logs of the cluster and of the components that are not processes of the
 	// run, their last lines saved into the run's logs first where they live elsewhere.
 	Logs(ctx context.Context, e *Environment, lines int) []string
-	// Measure reads the usage of the named components and of the ControlPlane from now on.
+	// Measure reads the usage of the named components and of the control plane from now on.
 	Measure(ctx context.Context, e *Environment, names ...string) (*procstat.Meter, error)
 }
 
@@ -103,9 +103,9 @@ func RuntimeFromEnv() (Runtime, error) {
 	return r, nil
 }
 
-// KwokController is kwok's process, which plays every node's kubelet status.
-const KwokController = "kwok-controller"
+// kwokController is kwok's process, which plays every node's kubelet status.
+const kwokController = "kwok-controller"
 
-// ControlPlane are the cluster's processes every measurement covers: what competes with the
+// controlPlane are the cluster's processes every measurement covers: what competes with the
 // providers for the machine's cores, and what stops a run that does not complete.
-var ControlPlane = []string{"kube-apiserver", "etcd", "kube-scheduler", "kube-controller-manager", KwokController}
+var controlPlane = []string{"kube-apiserver", "etcd", "kube-scheduler", "kube-controller-manager", kwokController}
