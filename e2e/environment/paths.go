@@ -50,8 +50,11 @@ func (p Paths) CloudConfigPath() string { return filepath.Join(p.RunDir, "cloud-
 // FakeStatePath is where the fake cloud keeps its state when a suite asks it to.
 func (p Paths) FakeStatePath() string { return filepath.Join(p.RunDir, "fakecloudstack-state.json") }
 
+// LogDir holds the run's logs.
+func (p Paths) LogDir() string { return filepath.Join(p.RunDir, "logs") }
+
 // LogPath is the log of a step that is not a long-running process, such as kwokctl.
-func (p Paths) LogPath(name string) string { return filepath.Join(p.RunDir, "logs", name+".log") }
+func (p Paths) LogPath(name string) string { return filepath.Join(p.LogDir(), name+".log") }
 
 // CRDDir holds the CRDs of Karpenter core and of the provider, as the Helm chart ships them.
 func (p Paths) CRDDir() string {

@@ -77,9 +77,11 @@ const keptLogLines = 5000
 // KeepClusterLogs copies the cluster's logs into the run folder's logs/, where they survive
 // Stop, which deletes a cluster the run created.
 func (t *Target) KeepClusterLogs(ctx context.Context) error {
-	kept := filepath.Dir(t.env.LogPath("x"))
+	if err := os.MkdirAll(t.env.LogDir(), 0o755); err != nil {
+		return fmt.Errorf("creating the run's logs folder, %w", err)
+	}
 	for _, l := range t.env.LogPaths(ctx, keptLogLines) {
-		if filepath.Dir(l) == kept {
+		if filepath.Dir(l) == t.env.LogDir() {
 			continue
 		}
 		raw, err := os.ReadFile(l)
