@@ -135,6 +135,18 @@ func (binary) KwokProvider(e *Environment) component.Component { return e.kwokPr
 
 func (binary) Kill(e *Environment, name string) error { return e.Runner.Kill(name) }
 
+// Revive starts the process again on the same ports, bound to the environment's life.
+func (binary) Revive(ctx context.Context, e *Environment, name string) error {
+	c, ok := e.Runner.Component(name)
+	if !ok {
+		return fmt.Errorf("reviving %s, never started", name)
+	}
+	if err := e.Runner.Start(e.life, c); err != nil {
+		return err
+	}
+	return e.Runner.WaitReady(ctx, name, readyTimeout)
+}
+
 func (binary) AuditLogPath(e *Environment) string { return cluster.AuditLogPath(e.Cluster) }
 
 // Logs are the control plane's logs but the audit log, whose tail is JSON noise: specs report

@@ -244,17 +244,10 @@ func (e *Environment) APIServerEndpoint() (string, error) {
 // Kill ends the named process at once, as a crash would.
 func (e *Environment) Kill(name string) error { return e.Runtime.Kill(e, name) }
 
-// Revive starts the named process again on the same ports after Kill and waits until it is
-// ready; ctx bounds the waiting only.
+// Revive starts the named process again after Kill and waits until it is ready; ctx bounds
+// the waiting only.
 func (e *Environment) Revive(ctx context.Context, name string) error {
-	c, ok := e.Runner.Component(name)
-	if !ok {
-		return fmt.Errorf("reviving %s, never started", name)
-	}
-	if err := e.Runner.Start(e.life, c); err != nil {
-		return err
-	}
-	return e.Runner.WaitReady(ctx, name, readyTimeout)
+	return e.Runtime.Revive(ctx, e, name)
 }
 
 // Stop ends every process, dependants first, and has the runtime remove what the run put into

@@ -135,8 +135,15 @@ func (kind) KwokProvider(e *Environment) component.Component {
 }
 
 // Kill refuses: a Deployment's pod is not a process of the run.
-func (kind) Kill(_ *Environment, name string) error {
-	return fmt.Errorf("killing %s: on the kind runtime it is a Deployment, not a process of the run (E2E_RUNTIME=binary)", name)
+func (kind) Kill(_ *Environment, name string) error { return notAProcess("killing", name) }
+
+// Revive refuses, as Kill does.
+func (kind) Revive(_ context.Context, _ *Environment, name string) error {
+	return notAProcess("reviving", name)
+}
+
+func notAProcess(doing, name string) error {
+	return fmt.Errorf("%s %s: on the kind runtime it is a Deployment, not a process of the run (E2E_RUNTIME=binary)", doing, name)
 }
 
 func (kind) AuditLogPath(e *Environment) string { return e.KindAuditLogPath() }

@@ -109,6 +109,9 @@ func TestKindComponentsArePortForwardsOnTheSettingsPorts(t *testing.T) {
 	if err := e.Kill(component.ProviderName); err == nil || !strings.Contains(err.Error(), "E2E_RUNTIME=binary") {
 		t.Errorf("Kill on kind gave %v", err)
 	}
+	if err := e.Revive(t.Context(), component.ProviderName); err == nil || !strings.Contains(err.Error(), "E2E_RUNTIME=binary") {
+		t.Errorf("Revive on kind gave %v", err)
+	}
 	if got := e.AuditLogPath(); got != filepath.Join(e.Root, ".kind", "audit", "audit.log") {
 		t.Errorf("audit log %s", got)
 	}

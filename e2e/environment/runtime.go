@@ -54,9 +54,11 @@ type Runtime interface {
 	// KwokProvider is the process of the run that is, or reaches, the KWOK provider.
 	KwokProvider(e *Environment) component.Component
 
-	// Kill ends the named component at once, as a crash would; Environment.Revive starts it
-	// again.
+	// Kill ends the named component at once, as a crash would.
 	Kill(e *Environment, name string) error
+	// Revive starts a killed component again where it ran and waits until it is ready; ctx
+	// bounds the waiting only.
+	Revive(ctx context.Context, e *Environment, name string) error
 	// AuditLogPath is the API server's audit log.
 	AuditLogPath(e *Environment) string
 	// Logs are the logs of the cluster and of the components that are not processes of the
