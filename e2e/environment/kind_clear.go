@@ -40,8 +40,9 @@ import (
 const clearTimeout = 5 * time.Minute
 
 // clearRun deletes a run's workload, NodePools, NodeClasses, NodeClaims and simulated Nodes
-// from the kind cluster. The provisioner that held their finalizers is uninstalled by then, so
-// the finalizers are lifted: nothing is left to act on them, and VMs went with the fake cloud.
+// from the kind cluster. The provisioner that held their finalizers is uninstalled by then, or
+// right after when a killed run left it, so the finalizers are lifted: nothing is left to act
+// on them, and VMs go with the fake cloud.
 func clearRun(ctx context.Context, kube client.Client) error {
 	ns := client.InNamespace(objects.Namespace)
 	if err := errors.Join(
