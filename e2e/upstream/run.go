@@ -43,7 +43,7 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/test"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
@@ -87,7 +87,7 @@ func (o Options) Dir() string { return filepath.Join(o.Root, "e2e", "upstream") 
 // Install puts the fake cloud and the provider in the cluster, the provider as the suites
 // expect to find it, and returns what removes them again.
 func Install(ctx context.Context, o Options) (func() error, error) {
-	settings, err := framework.NewSettings("upstream")
+	settings, err := environment.NewSettings("upstream")
 	if err != nil {
 		return nil, err
 	}
@@ -107,17 +107,17 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 		// The provider must outlive the suites' NodePools and NodeClasses: it is what lifts
 		// their finalizers and destroys their VMs.
 		cleared := clearLeftovers(context.WithoutCancel(ctx), o.Kubeconfig)
-		return errors.Join(cleared, framework.UninstallProvider(o.Kubeconfig, Release, Namespace), framework.UninstallFakeCloud(o.Kubeconfig))
+		return errors.Join(cleared, environment.UninstallProvider(o.Kubeconfig, Release, Namespace), environment.UninstallFakeCloud(o.Kubeconfig))
 	}
 	// A run that was killed leaves its objects and releases: names are fixed, so they go first.
 	if err := remove(); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(o.Out, "upstream: installing the fake cloud and the provider (release %s in %s)\n", Release, Namespace)
-	if err := framework.InstallFakeCloud(ctx, o.Kubeconfig, o.Root, fakeValues); err != nil {
+	if err := environment.InstallFakeCloud(ctx, o.Kubeconfig, o.Root, fakeValues); err != nil {
 		return nil, err
 	}
-	if err := framework.InstallProvider(ctx, o.Kubeconfig, o.Root, Release, Namespace, values); err != nil {
+	if err := environment.InstallProvider(ctx, o.Kubeconfig, o.Root, Release, Namespace, values); err != nil {
 		return nil, errors.Join(err, remove())
 	}
 	return remove, nil
@@ -207,7 +207,7 @@ func goList(o Options, format string) (string, error) {
 // and waits until every NodeClaim is gone, so that uninstalling the provider leaves no
 // finalizer that nothing would remove, nor a VM behind it.
 func clearLeftovers(ctx context.Context, kubeconfig string) error {
-	kube, err := framework.NewClient(kubeconfig)
+	kube, err := environment.NewClient(kubeconfig)
 	if err != nil {
 		return err
 	}

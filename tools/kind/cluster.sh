@@ -33,7 +33,7 @@ cluster_config() {
 		nodes:
 		  - role: control-plane
 		    extraMounts:
-		      - hostPath: $ROOT/e2e/framework/audit/policy.yaml
+		      - hostPath: $ROOT/e2e/environment/audit/policy.yaml
 		        containerPath: /etc/kubernetes/audit/policy.yaml
 		        readOnly: true
 		      - hostPath: $STATE/audit

@@ -27,10 +27,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -40,12 +38,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/run"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/stamp"
 )
 
 // stopTimeout bounds the teardown after a run, which must happen even after a Ctrl-C.
@@ -66,8 +65,8 @@ type options struct {
 	coreEnv     []string
 	providerEnv []string
 	cluster     cluster.Tuning
-	// runtime is where the clusters run: cluster.RuntimeBinary or cluster.RuntimeKind.
-	runtime string
+	// runtime is where the clusters run.
+	runtime environment.Runtime
 	// render names a saved results JSON whose Markdown and plots are rendered again instead
 	// of running anything.
 	render string
@@ -117,16 +116,17 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	coreEnv := fs.String("core-env", "", "comma-separated KEY=VALUE settings of Karpenter core, given to both providers, such as BATCH_MAX_DURATION=60s")
 	providerEnv := fs.String("provider-env", "", "comma-separated KEY=VALUE settings for our provider only, such as CLOUDSTACK_RATE_LIMIT=25")
 	kwokctlArgs := fs.String("kwokctl-args", "--disable-qps-limits", "space-separated extra kwokctl create flags of both clusters; the default lifts the control plane's client QPS limits (kube-scheduler binds at 50/s otherwise)")
-	fs.Float64Var(&o.cluster.HeartbeatFactor, "heartbeat-factor", 0, "kwokctl heartbeat factor of both clusters; 0 keeps the e2e framework's (1); raise it above 2,500 nodes")
+	fs.Float64Var(&o.cluster.HeartbeatFactor, "heartbeat-factor", 0, "kwokctl heartbeat factor of both clusters; 0 keeps the e2e environment's (1); raise it above 2,500 nodes")
 	fs.UintVar(&o.cluster.NodeLeaseParallelism, "node-lease-parallelism", 0, "node leases kwok renews at once in both clusters; 0 keeps kwok's 4, too few for 1,000 nodes on a loaded API server")
 	fs.UintVar(&o.cluster.NodeStageParallelism, "node-stage-parallelism", 0, "node stages (made Ready, status heartbeats) kwok plays at once in both clusters; 0 keeps kwok's 4, too few for 2,000 nodes arriving within a minute")
-	fs.StringVar(&o.runtime, "runtime", cluster.RuntimeBinary, "where the clusters run: binary (a kwokctl cluster per provider) or kind (the cluster of make kind-up, every provider installed with its chart); kind results are saved as <scenario>-<size>-kind")
+	runtime := fs.String("runtime", environment.Binary.Name(), "where the clusters run: binary (a kwokctl cluster per provider) or kind (the cluster of make kind-up, every provider installed with its chart); kind results are saved as <scenario>-<size>-kind")
 	fs.StringVar(&o.render, "render", "", "render the Markdown and plots of a saved results JSON into -rendered, without running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	o.cluster.ExtraArgs = strings.Fields(*kwokctlArgs)
-	if err := checkRuntime(fs, o.runtime); err != nil {
+	var err error
+	if o.runtime, err = checkRuntime(fs, *runtime); err != nil {
 		return o, err
 	}
 	if o.summarize && o.summary == "" {
@@ -154,8 +154,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	if o.repeat > 1 && !o.baseline {
 		return o, errors.New("-repeat reports the median of ratios to the baseline: add -baseline")
 	}
-	if o.runtime == cluster.RuntimeKind && s.Calibration {
-		return o, fmt.Errorf("-runtime kind: %s calibrates a kwokctl cluster's control plane, run it on the binary runtime", s.ID)
+	if !o.runtime.OwnsCluster() && s.Calibration {
+		return o, fmt.Errorf("-runtime %s: %s calibrates a control plane of the run's own, run it on a runtime that creates clusters", o.runtime.Name(), s.ID)
 	}
 	return o, nil
 }
@@ -164,34 +164,35 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 // tools/kind's, which they do not reach.
 var kwokctlFlags = []string{"kwokctl-args", "heartbeat-factor", "node-lease-parallelism", "node-stage-parallelism"}
 
-// checkRuntime refuses an unknown runtime and, on kind, the flags it would ignore.
-func checkRuntime(fs *flag.FlagSet, runtime string) error {
-	switch runtime {
-	case cluster.RuntimeBinary:
-		return nil
-	case cluster.RuntimeKind:
-		var set []string
-		fs.Visit(func(f *flag.Flag) {
-			if slices.Contains(kwokctlFlags, f.Name) {
-				set = append(set, "-"+f.Name)
-			}
-		})
-		if len(set) > 0 {
-			return fmt.Errorf("-runtime kind: %s tune kwokctl's clusters; the kind cluster is make kind-up's, drop them", strings.Join(set, ", "))
-		}
-		return nil
-	default:
-		return fmt.Errorf("-runtime %q: want %s or %s", runtime, cluster.RuntimeBinary, cluster.RuntimeKind)
+// checkRuntime finds the named runtime and, on one that attaches to a cluster made
+// elsewhere, refuses the flags it would ignore.
+func checkRuntime(fs *flag.FlagSet, name string) (environment.Runtime, error) {
+	runtime, err := environment.RuntimeNamed(name)
+	if err != nil {
+		return nil, fmt.Errorf("-runtime: %w", err)
 	}
+	if runtime.OwnsCluster() {
+		return runtime, nil
+	}
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(kwokctlFlags, f.Name) {
+			set = append(set, "-"+f.Name)
+		}
+	})
+	if len(set) > 0 {
+		return nil, fmt.Errorf("-runtime %s: %s tune kwokctl's clusters; this runtime's cluster is not the run's, drop them", name, strings.Join(set, ", "))
+	}
+	return runtime, nil
 }
 
-// marker is the runtime as results record it: none for the binary runtime, as every run saved
-// before the runtime was recorded.
+// marker is the runtime as results record it: none for the default runtime, as every run
+// saved before the runtime was recorded.
 func (o options) marker() string {
-	if o.runtime == cluster.RuntimeKind {
-		return report.RuntimeKind
+	if o.runtime == nil || o.runtime == environment.Binary {
+		return ""
 	}
-	return ""
+	return o.runtime.Name()
 }
 
 // settings splits a comma-separated KEY=VALUE list; empty gives none.
@@ -209,9 +210,9 @@ func benchmark(ctx context.Context, o options) error {
 	started := time.Now().UTC()
 	result := report.Run{
 		Command: strings.Join(append([]string{"go run ./benchmarks/cmd/bench"}, os.Args[1:]...), " "),
-		Machine: machine(),
+		Machine: stamp.Machine(),
 		Started: started.Format(time.RFC3339),
-		Commit:  commit(o),
+		Commit:  stamp.Commit(o.out, o.summary),
 		Runtime: o.marker(),
 	}
 	var err error
@@ -219,15 +220,17 @@ func benchmark(ctx context.Context, o options) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%s (%s), size %d\n", o.ID, o.Description, o.size)
-	ours := func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
+	ours := func(ctx context.Context, p environment.Paths, c cluster.Tuning) (*run.Target, error) {
 		return run.StartOurs(ctx, p, o.runtime, c, slices.Concat(o.coreEnv, o.providerEnv))
 	}
 	if o.Calibration {
-		ours = run.StartCalibration
+		ours = func(ctx context.Context, p environment.Paths, c cluster.Tuning) (*run.Target, error) {
+			return run.StartCalibration(ctx, p, o.runtime, c)
+		}
 	}
-	starts := []func(context.Context, framework.Paths, cluster.Tuning) (*run.Target, error){ours}
+	starts := []func(context.Context, environment.Paths, cluster.Tuning) (*run.Target, error){ours}
 	if o.baseline {
-		starts = append(starts, func(ctx context.Context, p framework.Paths, c cluster.Tuning) (*run.Target, error) {
+		starts = append(starts, func(ctx context.Context, p environment.Paths, c cluster.Tuning) (*run.Target, error) {
 			return run.StartBaseline(ctx, p, o.runtime, c, o.coreEnv)
 		})
 	}
@@ -257,8 +260,8 @@ func benchmark(ctx context.Context, o options) error {
 
 // runOne brings up one provider's cluster, measures the scenario and tears it all down. The
 // run folder (logs) is kept when the run did not complete.
-func runOne(ctx context.Context, o options, start func(context.Context, framework.Paths, cluster.Tuning) (*run.Target, error), started time.Time, i int) (report.Result, error) {
-	p, err := framework.DefaultPaths("bench")
+func runOne(ctx context.Context, o options, start func(context.Context, environment.Paths, cluster.Tuning) (*run.Target, error), started time.Time, i int) (report.Result, error) {
+	p, err := environment.DefaultPaths("bench")
 	if err != nil {
 		return report.Result{}, err
 	}
@@ -275,7 +278,7 @@ func runOne(ctx context.Context, o options, start func(context.Context, framewor
 	r := run.Measure(ctx, t, o.Scenario, o.size, o.timeout, os.Stderr)
 	if !r.Completed {
 		fmt.Fprintf(os.Stderr, "%s did not complete (logs kept in %s): %s\n", r.Provider, p.RunDir, r.Error)
-		if err := t.KeepClusterLogs(); err != nil {
+		if err := t.KeepClusterLogs(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
 	}
@@ -348,49 +351,6 @@ func summarize(o options) error {
 		return err
 	}
 	return report.Summary{Path: o.summary, Dir: o.out, Rendered: filepath.ToSlash(o.rendered), Staleness: staleness}.Write()
-}
-
-// machine describes this machine: cores, memory and OS.
-func machine() string {
-	memory := "memory unknown"
-	gib, err := procstat.MemTotalGiB()
-	if err != nil {
-		memory += " (" + err.Error() + ")"
-	} else {
-		memory = fmt.Sprintf("%.0f GiB", gib)
-	}
-	return fmt.Sprintf("%d cores, %s, %s", runtime.NumCPU(), memory, runtime.GOOS)
-}
-
-// commit is the checked-out commit, marked dirty when a tracked file other than the results
-// and the summary differs from it; empty outside a git checkout.
-func commit(o options) string {
-	out, err := exec.Command("git", "rev-parse", "--show-toplevel", "--short=12", "HEAD").Output()
-	lines := strings.Fields(string(out))
-	if err != nil || len(lines) != 2 {
-		return ""
-	}
-	top, head := lines[0], lines[1]
-	status, err := exec.Command("git", "status", "--porcelain", "-z", "--untracked-files=no").Output()
-	if err != nil {
-		return head + " (git status failed: " + err.Error() + ")"
-	}
-	ours := func(path string) bool {
-		abs := filepath.Join(top, path)
-		for _, p := range []string{o.out, o.summary} {
-			if own, err := filepath.Abs(p); err == nil && p != "" && (abs == own || strings.HasPrefix(abs, own+string(filepath.Separator))) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, entry := range strings.Split(string(status), "\x00") {
-		// Entries are "XY path"; a rename's old path follows as an entry of its own, a change too.
-		if len(entry) > 3 && !ours(entry[3:]) {
-			return head + "+dirty"
-		}
-	}
-	return head
 }
 
 // publish renders r into dir as name.md and a PNG for each of its figures, referenced from the

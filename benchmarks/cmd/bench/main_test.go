@@ -20,7 +20,6 @@ import (
 	"flag"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -30,7 +29,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 )
 
 func parse(args ...string) (options, error) {
@@ -45,7 +44,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.ID != "S1" || o.size != 100 || o.baseline || o.out != ".bench" || o.rendered != filepath.Join(".bench", "results") || o.runs != filepath.Join(".bench", "runs") || o.timeout != 5*time.Minute ||
-		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize || o.runtime != cluster.RuntimeBinary || o.marker() != "" || o.repeat != 1 {
+		o.coreEnv != nil || o.providerEnv != nil || o.render != "" || o.summary != "" || o.summarize || o.runtime != environment.Binary || o.marker() != "" || o.repeat != 1 {
 		t.Errorf("defaults = %+v", o)
 	}
 }
@@ -82,8 +81,8 @@ func TestParseFlagsRejects(t *testing.T) {
 		{[]string{"-baseline", "-repeat", "2"}, "-repeat 2: want an odd number"},
 		{[]string{"-baseline", "-repeat", "0"}, "-repeat 0: want an odd number"},
 		{[]string{"-repeat", "3"}, "-repeat reports the median of ratios to the baseline: add -baseline"},
-		{[]string{"-runtime", "docker"}, `-runtime "docker": want binary or kind`},
-		{[]string{"-runtime", "kind", "-scenario", "S0"}, "S0 calibrates a kwokctl cluster's control plane"},
+		{[]string{"-runtime", "docker"}, `-runtime: unknown runtime "docker", want one of binary, kind`},
+		{[]string{"-runtime", "kind", "-scenario", "S0"}, "S0 calibrates a control plane of the run's own"},
 		// The kind cluster's kwok is tools/kind's: kwokctl's tuning would be silently ignored.
 		{[]string{"-runtime", "kind", "-node-lease-parallelism", "32", "-kwokctl-args", ""}, "-kwokctl-args, -node-lease-parallelism tune kwokctl's clusters"},
 		{[]string{"-runtime", "kind", "-heartbeat-factor", "5"}, "-heartbeat-factor tune"},
@@ -103,14 +102,14 @@ func TestParseFlagsReadsTheKindRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.runtime != cluster.RuntimeKind || o.marker() != report.RuntimeKind || o.ID != "S2" || !o.baseline {
+	if o.runtime != environment.Kind || o.marker() != report.RuntimeKind || o.ID != "S2" || !o.baseline {
 		t.Errorf("options = %+v", o)
 	}
 }
 
 func TestAKindRunIsSavedApartAndSummarizedAsOnKind(t *testing.T) {
 	dir := t.TempDir()
-	o := options{size: 3, out: filepath.Join(dir, "results"), rendered: filepath.Join(dir, "rendered"), summary: filepath.Join(dir, "RESULTS.md"), runtime: cluster.RuntimeKind}
+	o := options{size: 3, out: filepath.Join(dir, "results"), rendered: filepath.Join(dir, "rendered"), summary: filepath.Join(dir, "RESULTS.md"), runtime: environment.Kind}
 	o.ID = "S2"
 	if err := os.Mkdir(o.out, 0o755); err != nil {
 		t.Fatal(err)
@@ -253,54 +252,5 @@ func TestARunRewritesTheSummary(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)
 		}
-	}
-}
-
-func TestCommitIsMarkedDirtyByChangesOutsideTheResults(t *testing.T) {
-	repo := t.TempDir()
-	t.Chdir(repo)
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	files := []string{"code.go", filepath.Join("results", "S1-5.json"), "RESULTS.md"}
-	if err := os.Mkdir("results", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if err := os.WriteFile(f, []byte("v1"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "init")
-	o := options{out: "results", summary: "RESULTS.md"}
-	clean := commit(o)
-	if len(clean) != 12 {
-		t.Fatalf("commit %q, want 12 hex digits", clean)
-	}
-	for _, f := range files[1:] {
-		if err := os.WriteFile(f, []byte("v2"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := commit(o); got != clean {
-		t.Errorf("with only the results changed, commit %q, want %q", got, clean)
-	}
-	if err := os.WriteFile("code.go", []byte("v2"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := commit(o); got != clean+"+dirty" {
-		t.Errorf("with code changed, commit %q, want %q", got, clean+"+dirty")
-	}
-}
-
-func TestMachineNamesCoresMemoryAndOS(t *testing.T) {
-	if m := machine(); !regexp.MustCompile(`^[0-9]+ cores, [0-9]+ GiB, linux$`).MatchString(m) {
-		t.Errorf("machine() = %q, want cores, memory and OS", m)
 	}
 }

@@ -24,8 +24,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
 )
 
 // figure is one measured quantity of a result: a row of a run's table and, when key, a column

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/procstat"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
 )
 
 func TestSummaryTablesTheLatestRunOfEachScenarioAndSize(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/metrics"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/metrics"
 )
 
 // counters are the running totals a run takes the difference of: CloudStack calls, the API

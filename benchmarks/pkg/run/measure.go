@@ -32,8 +32,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/scenario"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 )
 
 // Measure runs the scenario on t and returns what it measured. A timeout or failure half way
@@ -61,13 +61,13 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 		return err
 	}
 	// No client-side rate limit: the cluster, not the benchmark's client, sets the pace.
-	creator, err := framework.NewUnthrottledClient(t.paths.Kubeconfig())
+	creator, err := environment.NewUnthrottledClient(t.env.Kubeconfig())
 	if err != nil {
 		return err
 	}
 	cacheCtx, stopCache := context.WithCancel(ctx)
 	defer stopCache()
-	sampled, err := watchCache(cacheCtx, t.paths.Kubeconfig())
+	sampled, err := watchCache(cacheCtx, t.env.Kubeconfig())
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func createAll(ctx context.Context, c client.Client, objs []client.Object) error
 	for _, o := range objs {
 		g.Go(func() error {
 			if err := c.Create(ctx, o); err != nil {
-				return fmt.Errorf("creating %s %s, %w", o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), err)
+				return fmt.Errorf("creating %T %s, %w", o, o.GetName(), err)
 			}
 			return nil
 		})

@@ -38,7 +38,8 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 )
 
@@ -144,7 +145,7 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n/usr/bin/self\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	target := &Target{Fake: admin.New(srv.URL, "token"), fakeMetrics: srv.URL + "/metrics", processes: map[string]pidSource{"self": pidFile(pidPath)},
+	target := &Target{Fake: admin.New(srv.URL, "token"), fakeMetrics: srv.URL + "/metrics", meter: procstat.NewMeter(map[string]procstat.Source{"self": procstat.PidFile(pidPath)}),
 		apiServer: apiServer{client: http.DefaultClient, url: srv.URL + "/apiserver/metrics"}, provisionerMetrics: srv.URL + "/provisioner/metrics"}
 	r := report.Result{Nodes: 4, NodeClaims: 5}
 	before := counters{

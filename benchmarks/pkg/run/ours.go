@@ -19,30 +19,23 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cluster"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cluster"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
-	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 )
 
-// StartOurs brings up the e2e environment (cluster, fake cloud, our provider) on runtime
-// (cluster.RuntimeBinary or cluster.RuntimeKind) with a NodeClass and NodePool, and waits
-// until the NodeClass is ready so that the measured time starts with a provisioner able to
-// launch. On kind the cluster is cleared of an earlier run's objects first and after Stop.
-func StartOurs(ctx context.Context, p framework.Paths, runtime string, settings cluster.Tuning, providerEnv []string) (*Target, error) {
-	ports, err := framework.NewSettings("bench")
+// StartOurs brings up the e2e environment (cluster, fake cloud, our provider) on runtime with
+// a NodeClass and NodePool, and waits until the NodeClass is ready so that the measured time
+// starts with a provisioner able to launch.
+func StartOurs(ctx context.Context, p environment.Paths, runtime environment.Runtime, tuning cluster.Tuning, providerEnv []string) (*Target, error) {
+	ports, err := environment.NewSettings("bench")
 	if err != nil {
 		return nil, err
 	}
@@ -50,33 +43,13 @@ func StartOurs(ctx context.Context, p framework.Paths, runtime string, settings 
 	if err := writeWorld(worldPath); err != nil {
 		return nil, err
 	}
-	if runtime == cluster.RuntimeKind {
-		if err := clearKindCluster(ctx, p); err != nil {
-			return nil, err
-		}
-	}
-	env, err := framework.Start(ctx, framework.Options{Paths: p, Settings: ports, Runtime: runtime, ProviderEnv: providerEnv,
-		ClusterTuning: settings, World: worldPath})
-	t := &Target{Provider: "cloudstack", stop: func(ctx context.Context) error {
-		if env == nil {
-			return nil
-		}
-		return errors.Join(env.Stop(ctx), clearAfter(ctx, env.Client, runtime))
-	}}
-	if env != nil {
-		t.paths, t.cluster = p, env.Cluster
-	}
+	t, err := start(ctx, "cloudstack", environment.Options{Paths: p, Settings: ports, Runtime: runtime, ProviderEnv: providerEnv,
+		ClusterTuning: tuning, World: worldPath}, component.FakeCloudName, component.ProviderName)
 	if err != nil {
 		return t, err
 	}
-	t.Client, t.Fake, t.fakeMetrics = env.Client, env.Fake, env.MetricsURL(component.FakeCloudName)
-	t.provisionerMetrics = env.MetricsURL(component.ProviderName)
-	if t.apiServer, err = newAPIServer(p.Kubeconfig()); err != nil {
-		return t, err
-	}
-	if err := t.measure(ctx, component.FakeCloudName, component.ProviderName); err != nil {
-		return t, err
-	}
+	t.Fake, t.fakeMetrics = t.env.Fake, t.env.MetricsURL(component.FakeCloudName)
+	t.provisionerMetrics = t.env.MetricsURL(component.ProviderName)
 	nodeClass := objects.NodeClass(NodePoolName)
 	if err := t.Client.Create(ctx, nodeClass); err != nil {
 		return t, fmt.Errorf("creating node class, %w", err)
@@ -84,7 +57,7 @@ func StartOurs(ctx context.Context, p framework.Paths, runtime string, settings 
 	if err := t.Client.Create(ctx, objects.NodePool(NodePoolName, NodePoolName)); err != nil {
 		return t, fmt.Errorf("creating node pool, %w", err)
 	}
-	return t, waitNodeClassReady(ctx, t.Client, nodeClass.Name)
+	return t, environment.WaitNodeClassReady(ctx, t.Client, nodeClass.Name)
 }
 
 // worldCapacityFactor multiplies the default world's hosts. The KWOK baseline has no capacity
@@ -109,20 +82,6 @@ func writeWorld(path string) error {
 	}
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		return fmt.Errorf("writing %s, %w", path, err)
-	}
-	return nil
-}
-
-func waitNodeClassReady(ctx context.Context, c client.Client, name string) error {
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		nc := &csv1.CloudStackNodeClass{}
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, nc); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		return nc.StatusConditions().Root().IsTrue(), nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for node class %s, %w", name, err)
 	}
 	return nil
 }

@@ -29,8 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 )
 
 const (
@@ -125,7 +125,7 @@ func (w *watcher) sample(ctx context.Context) (report.Sample, error) {
 	}
 	nodes := &corev1.NodeList{}
 	// The simulated nodes only: a kind cluster has its own control-plane node too.
-	if err := w.client.List(ctx, nodes, framework.SimulatedNodes); err != nil {
+	if err := w.client.List(ctx, nodes, environment.SimulatedNodes); err != nil {
 		return report.Sample{}, fmt.Errorf("listing nodes, %w", err)
 	}
 	s := report.Sample{Seconds: time.Since(w.start).Seconds(), Nodes: len(nodes.Items)}
@@ -135,7 +135,7 @@ func (w *watcher) sample(ctx context.Context) (report.Sample, error) {
 		}
 	}
 	for _, n := range nodes.Items {
-		if framework.NodeReady(&n) {
+		if environment.NodeReady(&n) {
 			s.NodesReady++
 		}
 	}

@@ -22,8 +22,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 )
 
 // clusterName names the demo cluster; kwokctl keeps it apart from e2e clusters anyway since
@@ -31,26 +30,26 @@ import (
 const clusterName = "karpenter-cloudstack-dev"
 
 // options are the settings saved by the first `up`, so later runs reach the same processes.
-func options(dir string) (framework.Options, error) {
-	root, err := repo.Root()
+func options(dir string) (environment.Options, error) {
+	paths, err := environment.RepoPaths(dir)
 	if err != nil {
-		return framework.Options{}, err
-	}
-	bin, err := repo.BinDir()
-	if err != nil {
-		return framework.Options{}, err
+		return environment.Options{}, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return framework.Options{}, fmt.Errorf("creating %s, %w", dir, err)
+		return environment.Options{}, fmt.Errorf("creating %s, %w", dir, err)
 	}
-	settings, err := framework.LoadOrCreateSettings(filepath.Join(dir, "settings.json"), clusterName)
+	runtime, err := environment.RuntimeFromEnv()
 	if err != nil {
-		return framework.Options{}, err
+		return environment.Options{}, err
 	}
-	return framework.Options{
-		Paths:    framework.Paths{Root: root, BinDir: bin, RunDir: dir},
+	settings, err := environment.LoadOrCreateSettings(filepath.Join(dir, "settings.json"), clusterName)
+	if err != nil {
+		return environment.Options{}, err
+	}
+	return environment.Options{
+		Paths:    paths,
 		Settings: settings,
-		Runtime:  framework.RuntimeFromEnv(),
+		Runtime:  runtime,
 		Detached: true,
 		CCM:      true,
 	}, nil
@@ -65,7 +64,7 @@ func down(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := framework.Attach(ctx, o).Stop(ctx); err != nil {
+	if err := environment.Attach(ctx, o).Stop(ctx); err != nil {
 		return fmt.Errorf("stopping, %w (logs kept in %s)", err, dir)
 	}
 	fmt.Printf("stopped the local environment and removed %s\n", dir)

@@ -22,16 +22,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
-
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 )
 
 // demoName names the example NodeClass and NodePool.
@@ -53,7 +49,7 @@ func up(ctx context.Context, dir string) error {
 		return err
 	}
 	fmt.Printf("starting the local environment in %s (%s)\n", dir, o.Settings)
-	env, err := framework.Start(ctx, o)
+	env, err := environment.Start(ctx, o)
 	if err == nil {
 		err = applyDemo(ctx, env.Client)
 	}
@@ -63,7 +59,7 @@ func up(ctx context.Context, dir string) error {
 	}
 	if err != nil {
 		if env != nil {
-			framework.WriteLogTails(os.Stderr, env, 30)
+			environment.WriteLogTails(os.Stderr, env, 30)
 		}
 		return fmt.Errorf("%w\nlogs are in %s; `make down` cleans up", err, filepath.Join(dir, "logs"))
 	}
@@ -80,17 +76,7 @@ func applyDemo(ctx context.Context, c client.Client) error {
 			return fmt.Errorf("creating %s, %w", o.GetName(), err)
 		}
 	}
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		nc := &csv1.CloudStackNodeClass{}
-		if err := c.Get(ctx, client.ObjectKey{Name: demoName}, nc); err != nil {
-			return false, err
-		}
-		return nc.StatusConditions().Root().IsTrue(), nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for CloudStackNodeClass %s to be Ready, %w", demoName, err)
-	}
-	return nil
+	return environment.WaitNodeClassReady(ctx, c, demoName)
 }
 
 func printUsage(dir string) {

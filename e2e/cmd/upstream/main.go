@@ -20,20 +20,20 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/stamp"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/upstream"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/repo"
 )
@@ -77,8 +77,8 @@ func run() error {
 	o.Suites = strings.Fields(*suites)
 	// Logs stay out of the repository; each suite's result is committed, and the results file
 	// is rendered from all of them.
-	stamp := time.Now().UTC().Format("20060102-150405")
-	o.RunDir = filepath.Join(root, ".e2e", "upstream-"+stamp)
+	started := time.Now().UTC().Format("20060102-150405")
+	o.RunDir = filepath.Join(root, ".e2e", "upstream-"+started)
 	results := filepath.Join(root, "e2e", "upstream", "results")
 	module, err := upstream.ModuleVersion(o)
 	if err != nil {
@@ -96,7 +96,7 @@ func run() error {
 	defer stop()
 	// The commit of the images and charts the suites run against: taken before anything else
 	// can move HEAD.
-	ranAt := commit()
+	ranAt := cmp.Or(stamp.Commit(*out, results), "unknown")
 	remove, err := upstream.Install(ctx, o)
 	if err != nil {
 		return err
@@ -105,7 +105,7 @@ func run() error {
 	for _, suite := range o.Suites {
 		result := upstream.RunSuite(ctx, o, suite)
 		result.Command, result.Commit = command(o, suite), ranAt
-		saved = errors.Join(saved, result.Save(filepath.Join(results, stamp+"-"+suite+".json")))
+		saved = errors.Join(saved, result.Save(filepath.Join(results, started+"-"+suite+".json")))
 	}
 	// The cluster is left as it was found: no NodeClaim, no VM, no release of ours.
 	cleanup := errors.Join(saved, remove())
@@ -170,18 +170,5 @@ func command(o upstream.Options, suite string) string {
 	return strings.Join(parts, " ")
 }
 
-func commit() string {
-	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	c := strings.TrimSpace(string(out))
-	if dirty, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!e2e/UPSTREAM.md").Output(); len(dirty) > 0 {
-		c += "+dirty"
-	}
-	return c
-}
-
-func machine() string {
-	return fmt.Sprintf("%d cores, %s, the kind cluster of make kind-up", runtime.NumCPU(), runtime.GOOS)
-}
+// machine is this machine and where the suites ran on it.
+func machine() string { return stamp.Machine() + ", the kind cluster of make kind-up" }

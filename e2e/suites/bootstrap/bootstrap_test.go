@@ -27,9 +27,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 const nodes = 3
@@ -76,7 +76,7 @@ type tokenLog struct {
 
 func watchTokens(ctx SpecContext) *tokenLog {
 	GinkgoHelper()
-	c, err := framework.NewWatchClient(s.Env.Kubeconfig())
+	c, err := environment.NewWatchClient(s.Env.Kubeconfig())
 	Expect(err).NotTo(HaveOccurred())
 	w, err := c.Watch(ctx, &corev1.SecretList{}, client.InNamespace("kube-system"), tokenSelector())
 	Expect(err).NotTo(HaveOccurred())

@@ -27,9 +27,9 @@ import (
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cloud"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cloud"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 )
 

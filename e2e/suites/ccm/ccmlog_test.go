@@ -25,8 +25,8 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/ccmlog"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/ccmlog"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
 )
 
 // ccmLogOffset marks where the CCM's log stands, so that a spec reads only what it caused.

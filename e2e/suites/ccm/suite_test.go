@@ -19,7 +19,7 @@ package ccm_test
 import (
 	"testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 // The Apache CloudStack CCM runs next to the provider, as in a CloudStack Kubernetes Service

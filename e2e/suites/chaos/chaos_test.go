@@ -34,11 +34,11 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cloud"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/component"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cloud"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 )
 
@@ -207,7 +207,7 @@ func nodeClaimObjects(ctx context.Context) ([]client.Object, error) {
 // nodeObjects lists the simulated Nodes, for eventuallyNone.
 func nodeObjects(ctx context.Context) ([]client.Object, error) {
 	nodes := &corev1.NodeList{}
-	err := s.Env.Client.List(ctx, nodes, framework.SimulatedNodes)
+	err := s.Env.Client.List(ctx, nodes, environment.SimulatedNodes)
 	var objs []client.Object
 	for i := range nodes.Items {
 		objs = append(objs, &nodes.Items[i])

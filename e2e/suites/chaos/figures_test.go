@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/cloud"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cloud"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
 )
 

@@ -19,7 +19,7 @@ package chaos_test
 import (
 	"testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 // The fake keeps its state in a file, so that the spec can kill and revive it as a management

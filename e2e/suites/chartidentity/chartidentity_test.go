@@ -33,11 +33,11 @@ import (
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/charts"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/audit"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/audit"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/helm"
 )
 
 // removalTimeout covers emptiness consolidation (Karpenter confirms its decision after 15 s),
@@ -69,7 +69,7 @@ var _ = Describe("The provider as the chart's ServiceAccount", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(s.NodeClaims(ctx)).To(BeEmpty(), "NodeClaims left: a finalizer the provider could not lift?")
 			nodes := &corev1.NodeList{}
-			g.Expect(s.Env.Client.List(ctx, nodes, framework.SimulatedNodes)).To(Succeed())
+			g.Expect(s.Env.Client.List(ctx, nodes, environment.SimulatedNodes)).To(Succeed())
 			g.Expect(nodes.Items).To(BeEmpty(), "Nodes left")
 			g.Expect(s.LiveVMs()).To(BeEmpty(), "VMs left")
 		}).WithContext(ctx).WithTimeout(removalTimeout).WithPolling(time.Second).Should(Succeed())
@@ -101,7 +101,7 @@ var _ = Describe("The provider as the chart's ServiceAccount", func() {
 	It("is refused every Secret but the provider's own bootstrap tokens", func(ctx SpecContext) {
 		probe := s.ProviderProbe()
 		// The policy reaches admission through the API server's informers.
-		Eventually(func() ([]string, error) { return charts.SecretAccessViolations(ctx, probe, s.Env.Client) }).
+		Eventually(func() ([]string, error) { return helm.SecretAccessViolations(ctx, probe, s.Env.Client) }).
 			WithContext(ctx).WithTimeout(time.Minute).Should(BeEmpty())
 	})
 })

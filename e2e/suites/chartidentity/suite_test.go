@@ -19,7 +19,7 @@ package chartidentity_test
 import (
 	"testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 // Whatever E2E_PROVIDER_IDENTITY says, this suite is about the chart's identity.

@@ -19,7 +19,7 @@ package expiration_test
 import (
 	"testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 var s = suite.New("expiration")

@@ -19,7 +19,7 @@ package overlay_test
 import (
 	"testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 // Core's NodeOverlay gate is off by default; the chart's settings.featureGates sets the same

@@ -19,7 +19,7 @@ package ownership_test
 import (
 	"testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 // s is a cluster and its peer: a second cluster given the same CLUSTER_NAME, with its own

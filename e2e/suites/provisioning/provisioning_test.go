@@ -28,8 +28,8 @@ import (
 
 	csv1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 // armTemplate is the default world's aarch64 template, registered in zone-a only.

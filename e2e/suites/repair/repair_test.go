@@ -30,8 +30,8 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/objects"
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 // notReadyToleration is the suite's REPAIR_NOT_READY_TOLERATION.

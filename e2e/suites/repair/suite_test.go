@@ -19,7 +19,7 @@ package repair_test
 import (
 	"testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 // Node repair, reboot included, is behind core's NodeRepair feature gate. A node that stops

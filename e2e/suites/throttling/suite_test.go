@@ -19,7 +19,7 @@ package throttling_test
 import (
 	"testing"
 
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/framework/suite"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
 // The provider's rate starts at the cloud's limit (25 calls/s by default): raised to 100, it

@@ -1,0 +1,33 @@
+/*
+Copyright The Karpenter CloudStack Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package helm_test
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestCharts(t *testing.T) {
+	RegisterFailHandler(Fail)
+	// RBAC changes reach the API server's authorizer through an informer; on a loaded machine
+	// that takes longer than Gomega's one-second default.
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	RunSpecs(t, "Charts")
+}
