@@ -186,8 +186,8 @@ kind-up: kind-image ## Start docker if needed and a kind cluster with kwok in it
 # Karpenter's own e2e suites from the karpenter module (e2e/README.md#karpenters-own-suites),
 # unmodified, against the provider and the fake cloud on the kind cluster; writes
 # e2e/UPSTREAM.md. Not part of `make test`: the three suites take hours.
-# Each suite's result is saved in .e2e/upstream-<time>/; e2e/UPSTREAM.md shows the newest of
-# each, so suites run one at a time still make one file.
+# Each suite's result is committed in e2e/upstream/results/; e2e/UPSTREAM.md counts every spec
+# with the outcome of the newest run that ran it, so runs of parts of a suite add up.
 UPSTREAM_SUITES ?= regression disruption performance
 UPSTREAM_FOCUS ?=
 UPSTREAM_SKIP ?=
