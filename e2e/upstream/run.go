@@ -113,6 +113,11 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 	if err := remove(); err != nil {
 		return nil, err
 	}
+	// The suites take the first pod labelled with the release as the controller: one still
+	// terminating from the last release would be read for metrics and profiles, then vanish.
+	if err := awaitNoPods(ctx, o.Kubeconfig, client.MatchingLabels{"app.kubernetes.io/instance": Release}); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(o.Out, "upstream: installing the fake cloud and the provider (release %s in %s)\n", Release, Namespace)
 	if err := environment.InstallFakeCloud(ctx, o.Kubeconfig, o.Root, fakeValues); err != nil {
 		return nil, err
@@ -241,6 +246,30 @@ func clearLeftovers(ctx context.Context, kubeconfig string) error {
 	}
 	return nil
 }
+
+// awaitNoPods waits until no pod of the namespace matches the labels.
+func awaitNoPods(ctx context.Context, kubeconfig string, labels client.MatchingLabels) error {
+	kube, err := environment.NewClient(kubeconfig)
+	if err != nil {
+		return err
+	}
+	left := 0
+	err = wait.PollUntilContextTimeout(ctx, time.Second, podGoneTimeout, true, func(ctx context.Context) (bool, error) {
+		var pods corev1.PodList
+		if err := kube.List(ctx, &pods, client.InNamespace(Namespace), labels); err != nil {
+			return false, err
+		}
+		left = len(pods.Items)
+		return left == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%d pods of the last %s release still in %s, %w", left, Release, Namespace, err)
+	}
+	return nil
+}
+
+// podGoneTimeout bounds the wait for a removed release's pods: their grace period and more.
+const podGoneTimeout = 2 * time.Minute
 
 // clearTimeout bounds the drain of what a run left: every node of it deleted and its VM destroyed.
 const clearTimeout = 10 * time.Minute
