@@ -35,10 +35,12 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/test"
@@ -53,6 +55,7 @@ import (
 const (
 	Release   = "karpenter"
 	Namespace = "kube-system"
+	LeaseName = "karpenter-leader-election"
 	// Module is where the suites come from.
 	Module = "sigs.k8s.io/karpenter"
 )
@@ -113,16 +116,14 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 	if err := remove(); err != nil {
 		return nil, err
 	}
-	// The suites take the first pod labelled with the release as the controller: one still
-	// terminating from the last release would be read for metrics and profiles, then vanish.
-	if err := awaitNoPods(ctx, o.Kubeconfig, client.MatchingLabels{"app.kubernetes.io/instance": Release}); err != nil {
-		return nil, err
-	}
 	fmt.Fprintf(o.Out, "upstream: installing the fake cloud and the provider (release %s in %s)\n", Release, Namespace)
 	if err := environment.InstallFakeCloud(ctx, o.Kubeconfig, o.Root, fakeValues); err != nil {
 		return nil, err
 	}
 	if err := environment.InstallProvider(ctx, o.Kubeconfig, o.Root, Release, Namespace, values); err != nil {
+		return nil, errors.Join(err, remove())
+	}
+	if err := awaitLeader(ctx, o.Kubeconfig); err != nil {
 		return nil, errors.Join(err, remove())
 	}
 	return remove, nil
@@ -247,29 +248,41 @@ func clearLeftovers(ctx context.Context, kubeconfig string) error {
 	return nil
 }
 
-// awaitNoPods waits until no pod of the namespace matches the labels.
-func awaitNoPods(ctx context.Context, kubeconfig string, labels client.MatchingLabels) error {
+// awaitLeader waits until the Lease names a running pod of the release. The suites read the
+// controller's metrics and profiles from the pod the Lease names, and a removed release leaves
+// the Lease naming its last pod: uninstalling deletes the controller's Role as it stops, so
+// the pod cannot release the Lease, and a new one takes it only once it lapses.
+func awaitLeader(ctx context.Context, kubeconfig string) error {
 	kube, err := environment.NewClient(kubeconfig)
 	if err != nil {
 		return err
 	}
-	left := 0
-	err = wait.PollUntilContextTimeout(ctx, time.Second, podGoneTimeout, true, func(ctx context.Context) (bool, error) {
-		var pods corev1.PodList
-		if err := kube.List(ctx, &pods, client.InNamespace(Namespace), labels); err != nil {
+	holder := ""
+	err = wait.PollUntilContextTimeout(ctx, time.Second, leaderTimeout, true, func(ctx context.Context) (bool, error) {
+		var lease coordinationv1.Lease
+		if err := client.IgnoreNotFound(kube.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: LeaseName}, &lease)); err != nil {
 			return false, err
 		}
-		left = len(pods.Items)
-		return left == 0, nil
+		// The holder identity is <pod name>_<random>.
+		holder, _, _ = strings.Cut(ptr.Deref(lease.Spec.HolderIdentity, ""), "_")
+		if holder == "" {
+			return false, nil
+		}
+		var pod corev1.Pod
+		if err := kube.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: holder}, &pod); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		return pod.DeletionTimestamp == nil && pod.Status.Phase == corev1.PodRunning && pod.Labels["app.kubernetes.io/instance"] == Release, nil
 	})
 	if err != nil {
-		return fmt.Errorf("%d pods of the last %s release still in %s, %w", left, Release, Namespace, err)
+		return fmt.Errorf("the Lease %s/%s names %q, no running pod of release %s, %w", Namespace, LeaseName, holder, Release, err)
 	}
 	return nil
 }
 
-// podGoneTimeout bounds the wait for a removed release's pods: their grace period and more.
-const podGoneTimeout = 2 * time.Minute
+// leaderTimeout bounds the wait for the new controller's leadership: the Lease's duration and
+// more.
+const leaderTimeout = 2 * time.Minute
 
 // clearTimeout bounds the drain of what a run left: every node of it deleted and its VM destroyed.
 const clearTimeout = 10 * time.Minute
