@@ -113,7 +113,7 @@ BENCH_BURST := -core-env $(BATCH_WINDOW) -node-stage-parallelism 16
 
 .PHONY: bench-fake
 bench-fake: ## The fake cloud's Go benchmarks on 2 cores, written to fakecloudstack/benchmarks.md
-	$(GO) run ./fakecloudstack/cmd/benchreport -out fakecloudstack/benchmarks.md
+	$(GO) run ./benchmarks/cmd/benchreport -out fakecloudstack/benchmarks.md
 
 .PHONY: bench
 bench: tools build ## Small scale: S0 at 200 nodes, S1 at 100 pods, S2 at 200 nodes, 3 paired runs with the baseline

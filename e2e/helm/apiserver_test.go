@@ -17,8 +17,6 @@ limitations under the License.
 package helm_test
 
 import (
-	"path/filepath"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -33,20 +31,9 @@ import (
 // test that silently skips proves nothing.
 func startAPIServer(crds []*apiextensionsv1.CustomResourceDefinition) *envtest.Environment {
 	GinkgoHelper()
-	var dir string
-	for _, binary := range []string{"etcd", "kube-apiserver"} {
-		path, err := test.Binary(binary)
-		Expect(err).NotTo(HaveOccurred(), "the RBAC specs need it")
-		dir = filepath.Dir(path)
-	}
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: dir,
-		CRDInstallOptions:     envtest.CRDInstallOptions{CRDs: crds},
-		// The machines running `make test` are shared and slow to start etcd on.
-		ControlPlaneStartTimeout: 2 * time.Minute,
-	}
-	_, err := env.Start()
-	Expect(err).NotTo(HaveOccurred())
+	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{CRDs: crds}}
+	_, err := test.StartAPIServer(env)
+	Expect(err).NotTo(HaveOccurred(), "the RBAC specs need it")
 	DeferCleanup(env.Stop)
 	return env
 }

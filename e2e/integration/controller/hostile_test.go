@@ -111,24 +111,6 @@ func (p *corruptingProxy) corruptedAnswers(command string) int {
 	return p.corrupted[command]
 }
 
-// syncBuffer collects a process's output while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // providerBinary is bin/karpenter-cloudstack, which `make build` writes, as the e2e suites run it.
 func providerBinary(t *testing.T) string {
 	t.Helper()
@@ -191,7 +173,7 @@ func TestTheProviderOutlivesMalformedAnswers(t *testing.T) {
 		"METRICS_PORT=" + strconv.Itoa(freePort(t)),
 		"HEALTH_PROBE_PORT=" + strconv.Itoa(healthPort),
 	}
-	var output syncBuffer
+	var output test.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

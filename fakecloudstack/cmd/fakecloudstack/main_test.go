@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -33,32 +32,15 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
-// syncBuffer lets the test read what run prints while run is still writing.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // start runs the command until the test ends and returns the base URL it wrote to --addr-file.
-func start(t *testing.T, args ...string) (string, *syncBuffer, func() error) {
+func start(t *testing.T, args ...string) (string, *test.SyncBuffer, func() error) {
 	t.Helper()
 	addrFile := filepath.Join(t.TempDir(), "addr")
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
+	out := &test.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"--listen", "127.0.0.1:0", "--addr-file", addrFile}, args...), out, slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -19,13 +19,14 @@ package nodesim
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
 // One kube-apiserver and etcd serve every test of the package; they come from the repository's
@@ -67,25 +68,10 @@ func kubeClient(t *testing.T) kubernetes.Interface {
 }
 
 func startAPIServer() {
-	dir, err := kubeBinDir()
+	apiServer.env = &envtest.Environment{}
+	cfg, err := test.StartAPIServer(apiServer.env)
 	if err != nil {
 		apiServer.err = err
-		return
-	}
-	for _, binary := range []string{"etcd", "kube-apiserver"} {
-		if _, err := os.Stat(filepath.Join(dir, binary)); err != nil {
-			apiServer.err = fmt.Errorf("%s not found in %s: run `make tools` or set KUBE_BIN_DIR, %w", binary, dir, err)
-			return
-		}
-	}
-	if err := os.Setenv("KUBEBUILDER_ASSETS", dir); err != nil {
-		apiServer.err = fmt.Errorf("setting KUBEBUILDER_ASSETS, %w", err)
-		return
-	}
-	apiServer.env = &envtest.Environment{BinaryAssetsDirectory: dir}
-	cfg, err := apiServer.env.Start()
-	if err != nil {
-		apiServer.err = fmt.Errorf("starting envtest, %w", err)
 		return
 	}
 	// The simulator's own bound on concurrency is what is under test, not client-go's limiter.
@@ -93,13 +79,4 @@ func startAPIServer() {
 	if apiServer.client, err = kubernetes.NewForConfig(cfg); err != nil {
 		apiServer.err = fmt.Errorf("building a client, %w", err)
 	}
-}
-
-// kubeBinDir is KUBE_BIN_DIR, or the repository's bin/: go test runs a test in its package's
-// folder, three levels below the repository root.
-func kubeBinDir() (string, error) {
-	if dir := os.Getenv("KUBE_BIN_DIR"); dir != "" {
-		return dir, nil
-	}
-	return filepath.Abs(filepath.Join("..", "..", "..", "bin"))
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/poll"
 )
 
 // shrinkZoneA leaves zone-a with two hosts of 4 cores and 8 GiB.
@@ -135,7 +136,7 @@ func TestStrictAntiAffinityPlacesABurstOnDistinctHosts(t *testing.T) {
 		jobIDs = append(jobIDs, answer.JobID)
 	}
 	clk.Step(jobLatency)
-	eventually(t, "every deploy job to end", func() bool {
+	poll.Eventually(t, jobTimeout, "every deploy job to end", func() bool {
 		return !slices.ContainsFunc(jobIDs, func(id string) bool { return jobStatus(t, c, id).Jobstatus == 0 })
 	})
 	taken := map[string]string{}

@@ -33,6 +33,10 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
+// jobTimeout bounds the wait for a job's outcome: completions run on their own goroutine after
+// the fake clock fires.
+const jobTimeout = 5 * time.Second
+
 // Ids of the embedded world, stable by construction.
 var (
 	zoneA      = world.StableID("zone", "zone-a")
@@ -125,21 +129,6 @@ func adminJSON(t testing.TB, ts *cstest.TestServer, method, path, body string, i
 		}
 	}
 	return resp.StatusCode
-}
-
-// eventually polls cond until it holds; job completions run on their own goroutine after the
-// fake clock fires.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		<-tick.C
-	}
 }
 
 // vmState reads a VM's state through the API; "" means the VM is gone.

@@ -30,6 +30,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/cstest"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/server"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/poll"
 )
 
 const jobLatency = 10 * time.Second
@@ -59,7 +60,7 @@ func TestVMLifecycleThroughJobs(t *testing.T) {
 	}
 
 	clk.Step(jobLatency)
-	eventually(t, "deploy job success", func() bool { return jobStatus(t, c, deployed.JobID).Jobstatus == 1 })
+	poll.Eventually(t, jobTimeout, "deploy job success", func() bool { return jobStatus(t, c, deployed.JobID).Jobstatus == 1 })
 	done := jobStatus(t, c, deployed.JobID)
 	var result struct {
 		VM struct{ ID, State string } `json:"virtualmachine"`
@@ -89,7 +90,7 @@ func TestVMLifecycleThroughJobs(t *testing.T) {
 		t.Fatalf("state while destroying: %s", state)
 	}
 	clk.Step(jobLatency)
-	eventually(t, "destroy job success", func() bool { return jobStatus(t, c, destroyed.JobID).Jobstatus == 1 })
+	poll.Eventually(t, jobTimeout, "destroy job success", func() bool { return jobStatus(t, c, destroyed.JobID).Jobstatus == 1 })
 	if state := vmState(t, c, deployed.Id); state != "Destroyed" {
 		t.Fatalf("state after destroy: %s", state)
 	}
@@ -100,7 +101,7 @@ func TestVMLifecycleThroughJobs(t *testing.T) {
 	}
 
 	clk.Step(time.Minute)
-	eventually(t, "expunge after expunge.delay", func() bool { return vmState(t, c, deployed.Id) == "" })
+	poll.Eventually(t, jobTimeout, "expunge after expunge.delay", func() bool { return vmState(t, c, deployed.Id) == "" })
 	_, err = c.VirtualMachine.DestroyVirtualMachine(c.VirtualMachine.NewDestroyVirtualMachineParams(deployed.Id))
 	expectAPIError(t, err, 431, "Unable to find a virtual machine with specified vmId")
 	if _, _, err := c.VirtualMachine.GetVirtualMachineByID(deployed.Id); err == nil {

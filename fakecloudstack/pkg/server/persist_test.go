@@ -35,6 +35,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/server"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/poll"
 )
 
 // TestRestartResumesJobsAndKeepsAdminChanges saves a server with a deploy in flight, a zone
@@ -65,7 +66,7 @@ func TestRestartResumesJobsAndKeepsAdminChanges(t *testing.T) {
 		t.Fatalf("the deploy job after the restart: %+v", job)
 	}
 	clk.Step(jobLatency)
-	eventually(t, "the resumed deploy job", func() bool { return jobStatus(t, c, deployed.JobID).Jobstatus == 1 })
+	poll.Eventually(t, jobTimeout, "the resumed deploy job", func() bool { return jobStatus(t, c, deployed.JobID).Jobstatus == 1 })
 	if state := vmState(t, c, deployed.Id); state != "Running" {
 		t.Fatalf("the resumed VM is %s", state)
 	}

@@ -28,6 +28,8 @@ import (
 
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/poll"
 )
 
 func echo(clk clock.Clock, window time.Duration, exec func(ctx context.Context, key string, reqs []string) ([]string, error)) *Batcher[string, string, string] {
@@ -83,11 +85,7 @@ func TestRequestsShareACallOnlyWithRequestsOfTheirKey(t *testing.T) {
 		}()
 	}
 	// Both windows are open once every request is queued and the clock has waiters.
-	for deadline := time.Now().Add(10 * time.Second); !clk.HasWaiters() || waiters(b) < 5; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the requests never queued")
-		}
-	}
+	poll.Eventually(t, 10*time.Second, "the requests queuing", func() bool { return clk.HasWaiters() && waiters(b) == 5 })
 	clk.Step(time.Second)
 	wg.Wait()
 	if len(calls["a"]) != 1 || len(calls["b"]) != 1 {

@@ -28,6 +28,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/poll"
 )
 
 // throttlingServer refuses the first `refusals` calls with CloudStack's 429, naming a wait of
@@ -149,11 +151,7 @@ func TestThrottlingHoldsEveryCaller(t *testing.T) {
 	}()
 	// Wait until the first call's 429 has halved the rate, then start a second one, which the
 	// account's throttle would refuse as well.
-	for deadline := time.Now().Add(5 * time.Second); c.throttle.rate() == 1000; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the first call's 429 never reached the throttle")
-		}
-	}
+	poll.Eventually(t, 5*time.Second, "the first call's 429 reaching the throttle", func() bool { return c.throttle.rate() != 1000 })
 	if _, err := c.CreateTags(context.Background(), []string{"b"}, map[string]string{"k": "v"}); err != nil {
 		t.Fatal(err)
 	}

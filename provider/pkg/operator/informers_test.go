@@ -18,6 +18,7 @@ package operator
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ import (
 	coretest "sigs.k8s.io/karpenter/pkg/test"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/poll"
 )
 
 // TestCachedClusterSizedKindsHaveNoManagedFields runs the transform against a real
@@ -116,15 +118,8 @@ func TestCachedClusterSizedKindsHaveNoManagedFields(t *testing.T) {
 func cachedCopy(ctx context.Context, t *testing.T, reader client.Reader, obj client.Object) client.Object {
 	t.Helper()
 	cached := obj.DeepCopyObject().(client.Object)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := reader.Get(ctx, client.ObjectKeyFromObject(obj), cached)
-		if err == nil {
-			return cached
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the cache never held %T %s, %v", obj, obj.GetName(), err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Eventually(t, 30*time.Second, fmt.Sprintf("the cache holding %T %s", obj, obj.GetName()), func() bool {
+		return reader.Get(ctx, client.ObjectKeyFromObject(obj), cached) == nil
+	})
+	return cached
 }

@@ -22,10 +22,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/awslabs/operatorpkg/object"
 	"github.com/samber/lo"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	coreapis "sigs.k8s.io/karpenter/pkg/apis"
 	coretest "sigs.k8s.io/karpenter/pkg/test"
 
@@ -55,6 +58,31 @@ func NewEnvironment() (*coretest.Environment, error) {
 		return nil, err
 	}
 	return coretest.NewEnvironment(coretest.WithCRDs(crds...), coretest.WithCRDs(coreapis.CRDs...)), nil
+}
+
+// StartAPIServer starts env's etcd and kube-apiserver from KUBE_BIN_DIR (default <repo>/bin).
+// Missing binaries are an error naming the fix, so that the tests needing them fail instead of
+// skipping.
+func StartAPIServer(env *envtest.Environment) (*rest.Config, error) {
+	for _, name := range binaries {
+		if _, err := Binary(name); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := repo.BinDir()
+	if err != nil {
+		return nil, err
+	}
+	env.BinaryAssetsDirectory = dir
+	if env.ControlPlaneStartTimeout == 0 {
+		// The machines running `make test` are shared and can be slow to start etcd.
+		env.ControlPlaneStartTimeout = 2 * time.Minute
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting etcd and kube-apiserver, %w", err)
+	}
+	return cfg, nil
 }
 
 // Binary is a pinned tool of KUBE_BIN_DIR (default <repo>/bin); a missing one is an error

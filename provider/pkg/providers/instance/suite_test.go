@@ -39,6 +39,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instancetype"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/serviceoffering"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/poll"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
@@ -153,12 +154,13 @@ func (e *env) createAll(t testing.TB, claims ...*karpv1.NodeClaim) []result {
 // launches' background work (tagging, the deploy job) then has run its course.
 func (e *env) settle(t testing.TB, done func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !done(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the launches' background work did not finish")
+	poll.Eventually(t, 30*time.Second, "the launches' background work finishing", func() bool {
+		if done() {
+			return true
 		}
 		e.clk.Step(asyncjob.DefaultPollInterval / 4)
-	}
+		return false
+	})
 }
 
 // settleJobs settles until the watcher waits for no job.
@@ -184,18 +186,18 @@ func (e *env) reportedFailure(t testing.TB, nodeClaim string) error {
 // reports the VM gone (nil) or fails (the error).
 func (e *env) deleteUntilGone(t testing.TB, id string) error {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		err := e.provider.Delete(context.Background(), id)
-		if isNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
+	var err error
+	poll.Eventually(t, 30*time.Second, "Delete of "+id+" reporting the VM gone", func() bool {
+		if err = e.provider.Delete(context.Background(), id); err != nil {
+			return true
 		}
 		e.clk.Step(asyncjob.DefaultPollInterval / 4)
+		return false
+	})
+	if isNotFound(err) {
+		return nil
 	}
-	t.Fatalf("Delete of %s never reported the VM gone", id)
-	return nil
+	return err
 }
 
 func (e *env) create(t testing.TB, nc *karpv1.NodeClaim) (*instance.Launch, error) {
