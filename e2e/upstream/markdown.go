@@ -99,7 +99,7 @@ func writePerformance(b *strings.Builder, phases []PhaseFigures) {
 	if len(phases) == 0 {
 		return
 	}
-	b.WriteString("| phase | pods | nodes | figure | measured | threshold | met |\n|---|---:|---:|---|---:|---:|---|\n")
+	b.WriteString("\n| phase | pods | nodes | figure | measured | threshold | met |\n|---|---:|---:|---|---:|---:|---|\n")
 	for _, p := range phases {
 		for _, c := range p.Checks {
 			v, ok := p.Value(c)
