@@ -30,11 +30,13 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
-// tokens names the token Secrets left, by the NodeClaim they were minted for.
+// tokens names the token Secrets left, by the NodeClaim they were minted for. It reads the API
+// server itself: the environment's client reads a cache, which may not have seen a Secret
+// created or deleted a moment ago.
 func tokens() []string {
 	GinkgoHelper()
 	list := &corev1.SecretList{}
-	Expect(env.Client.List(ctx, list, client.InNamespace(bootstrap.TokenNamespace), client.HasLabels{bootstrap.LabelNodeClaim})).To(Succeed())
+	Expect(apiReader.List(ctx, list, client.InNamespace(bootstrap.TokenNamespace), client.HasLabels{bootstrap.LabelNodeClaim})).To(Succeed())
 	return lo.Map(list.Items, func(s corev1.Secret, _ int) string { return s.Labels[bootstrap.LabelNodeClaim] })
 }
 

@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/patrickmn/go-cache"
 	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	coretest "sigs.k8s.io/karpenter/pkg/test"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/controllers/nodeclaim/bootstraptoken"
@@ -38,6 +39,8 @@ var (
 	clk        *clocktesting.FakeClock
 	controller *bootstraptoken.Controller
 	userData   *bootstrap.DefaultProvider
+	// apiReader reads the API server without a cache.
+	apiReader client.Reader
 )
 
 func TestBootstrapToken(t *testing.T) {
@@ -49,6 +52,8 @@ func TestBootstrapToken(t *testing.T) {
 var _ = BeforeSuite(func() {
 	var err error
 	env, err = test.NewEnvironment()
+	Expect(err).ToNot(HaveOccurred())
+	apiReader, err = client.New(env.Config, client.Options{Scheme: env.Client.Scheme()})
 	Expect(err).ToNot(HaveOccurred())
 })
 
