@@ -185,6 +185,25 @@ func count(specs []Spec, state string) int {
 	return n
 }
 
+// combine adds the outcomes of another part of the suite's run: a spec keeps the state of the
+// part that ran it.
+func (r SuiteResult) combine(part SuiteResult) SuiteResult {
+	if len(r.Specs) == 0 {
+		r.Specs = part.Specs
+	} else {
+		for _, s := range part.Specs {
+			if i := slices.IndexFunc(r.Specs, func(t Spec) bool { return t.Name == s.Name }); i >= 0 && s.State != NotRun {
+				r.Specs[i] = s
+			}
+		}
+	}
+	r.Setup = append(r.Setup, part.Setup...)
+	r.Error = strings.Join(slices.DeleteFunc([]string{r.Error, part.Error}, func(e string) bool { return e == "" }), "; ")
+	r.Performance = append(r.Performance, part.Performance...)
+	r.RunTime += part.RunTime
+	return r
+}
+
 // Run is how one run of a suite was made.
 type Run struct {
 	Command string

@@ -28,8 +28,11 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/test/suites/performance"
+	"sigs.k8s.io/yaml"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/capacity"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/config"
@@ -303,6 +306,68 @@ func TestInapplicableListNamesSpecsOfTheModulesSuites(t *testing.T) {
 		}
 		if !defined {
 			t.Errorf("%s: %q is not a spec of the module's suite", in.Suite, in.Spec)
+		}
+	}
+}
+
+func TestNotPrefixedMatchesExactlyTheTextsWithoutThePrefix(t *testing.T) {
+	re := regexp.MustCompile(notPrefixed("CapacityBuffer "))
+	for text, want := range map[string]bool{
+		"CapacityBuffer Consumer Interaction should refill": false,
+		"CapacityBuffer ":                   false,
+		"CapacityBuffers are not this":      true,
+		"Capacity":                          true,
+		"":                                  true,
+		"StaticCapacity should scale":       true,
+		"Integration CapacityBuffer inside": true,
+	} {
+		if got := re.MatchString(text); got != want {
+			t.Errorf("notPrefixed matches %q = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestCombineKeepsEachSpecFromThePartThatRanIt(t *testing.T) {
+	rest := SuiteResult{Name: "regression", RunTime: time.Minute, Specs: []Spec{
+		{Name: "A", State: Passed}, {Name: "CapacityBuffer B", State: NotRun},
+	}}
+	buffers := SuiteResult{Name: "regression", RunTime: 2 * time.Minute, Error: "a part failed to report", Specs: []Spec{
+		{Name: "A", State: NotRun}, {Name: "CapacityBuffer B", State: Failed, Reason: "r"},
+	}}
+	got := rest.combine(buffers)
+	want := []Spec{{Name: "A", State: Passed}, {Name: "CapacityBuffer B", State: Failed, Reason: "r"}}
+	if !slices.Equal(got.Specs, want) || got.RunTime != 3*time.Minute || got.Error != "a part failed to report" {
+		t.Errorf("combined = %+v, want specs %+v over 3m with the part's error", got, want)
+	}
+}
+
+// Every part's NodePool is the default one with requirements added, nothing else changed.
+func TestPartNodePoolsNarrowTheDefaultOne(t *testing.T) {
+	root, err := repo.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := Options{Root: root}.Dir()
+	read := func(name string) *karpv1.NodePool {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		np := &karpv1.NodePool{}
+		if err := yaml.UnmarshalStrict(raw, np); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return np
+	}
+	base := read("nodepool.yaml")
+	for suite, parts := range Parts {
+		for _, p := range parts {
+			np := read(p.NodePool)
+			added := np.Spec.Template.Spec.Requirements[len(base.Spec.Template.Spec.Requirements):]
+			np.Spec.Template.Spec.Requirements = np.Spec.Template.Spec.Requirements[:len(base.Spec.Template.Spec.Requirements)]
+			if !equality.Semantic.DeepEqual(np, base) || len(added) == 0 {
+				t.Errorf("%s part %s: %s is not nodepool.yaml with requirements added", suite, p.Name, p.NodePool)
+			}
 		}
 	}
 }
