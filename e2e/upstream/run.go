@@ -43,6 +43,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	autoscalingv1beta1 "sigs.k8s.io/karpenter/pkg/apis/autoscaling/v1beta1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/test"
 
@@ -153,14 +154,19 @@ func RunSuite(ctx context.Context, o Options, suite string) SuiteResult {
 	rest := Part{Name: suite, NodePool: "nodepool.yaml"}
 	var excluded []string
 	for _, p := range Parts[suite] {
-		excluded = append(excluded, "^"+regexp.QuoteMeta(p.Prefix))
+		excluded = append(excluded, suiteText+regexp.QuoteMeta(p.Prefix))
 	}
 	result := runPart(ctx, o, suite, rest, excluded...)
 	for _, p := range Parts[suite] {
-		result = result.combine(runPart(ctx, o, suite, p, notPrefixed(p.Prefix)))
+		result = result.combine(runPart(ctx, o, suite, p, suiteText+notPrefixed(p.Prefix)))
 	}
 	return result
 }
+
+// suiteText matches the start of the text Ginkgo matches focus and skip against: the suite's
+// description (one word in these suites: Regression, Disruption, Performance), a space, then
+// the spec's container and It texts.
+const suiteText = `^\S+ `
 
 // runPart runs the specs of one part: those the run's focus and skip select, less those the
 // skips given exclude.
@@ -218,8 +224,9 @@ func runPart(ctx context.Context, o Options, suite string, part Part, skips ...s
 	return read
 }
 
-// notPrefixed is a regular expression matching every text that does not start with prefix
-// (RE2 has no negative lookahead): the text ends, or differs, before prefix is complete.
+// notPrefixed is a regular expression matching, from where it is placed, every text that does
+// not start with prefix (RE2 has no negative lookahead): the text ends, or differs, before
+// prefix is complete.
 func notPrefixed(prefix string) string {
 	runes := []rune(prefix)
 	rest := "" // from rune i on: a text that does not start with prefix[i:]
@@ -231,7 +238,7 @@ func notPrefixed(prefix string) string {
 		}
 		rest = "(?:" + alternatives + ")"
 	}
-	return "^" + rest
+	return rest
 }
 
 func performanceFigures(o Options, dir string) ([]PhaseFigures, error) {
@@ -273,7 +280,8 @@ func clearLeftovers(ctx context.Context, kubeconfig string) error {
 	}
 	owned := client.HasLabels{test.DiscoveryLabel}
 	for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &appsv1.DaemonSetList{}, &corev1.PodList{},
-		&policyv1.PodDisruptionBudgetList{}, &karpv1.NodePoolList{}, &csv1.CloudStackNodeClassList{}} {
+		&corev1.PodTemplateList{}, &autoscalingv1beta1.CapacityBufferList{}, &policyv1.PodDisruptionBudgetList{},
+		&karpv1.NodePoolList{}, &csv1.CloudStackNodeClassList{}} {
 		if err := kube.List(ctx, list, owned); err != nil && !meta.IsNoMatchError(err) {
 			return err
 		}
