@@ -42,6 +42,9 @@ import (
 // Name of the provider, as core reports it.
 const Name = "cloudstack"
 
+// ReasonNodeClassNotResolved is the NodeClaim's Launched reason while its NodeClass is Ready=Unknown.
+const ReasonNodeClassNotResolved = "NodeClassNotResolved"
+
 var _ cloudprovider.CloudProvider = (*CloudProvider)(nil)
 
 // CloudProvider is the CloudStack implementation of cloudprovider.CloudProvider.
@@ -75,8 +78,15 @@ func (c *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		}
 		return nil, fmt.Errorf("resolving nodeclass, %w", err)
 	}
-	if ready := nodeClass.StatusConditions().Get(status.ConditionReady); !ready.IsTrue() {
+	// Core deletes a NodeClaim whose NodeClass is not ready. A NodeClass not resolved yet (just
+	// created, or its resources still being read) is not refused: the launch is retried, so a
+	// NodeClaim created with its NodeClass, which no NodePool would create again, survives.
+	switch ready := nodeClass.StatusConditions().Get(status.ConditionReady); {
+	case ready.IsFalse():
 		return nil, cloudprovider.NewNodeClassNotReadyError(fmt.Errorf("nodeclass %s is not ready: %s", nodeClass.Name, ready.Message))
+	case !ready.IsTrue():
+		return nil, cloudprovider.NewCreateError(fmt.Errorf("nodeclass %s is not resolved yet: %s", nodeClass.Name, ready.Message),
+			ReasonNodeClassNotResolved, fmt.Sprintf("NodeClass %s is not resolved yet", nodeClass.Name))
 	}
 	instanceTypes, err := c.compatibleInstanceTypes(ctx, nodeClass, nodeClaim)
 	if err != nil {

@@ -18,6 +18,7 @@ package cloudprovider_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,7 @@ import (
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
 )
 
@@ -80,6 +82,24 @@ func TestCreateRefusesAnUnreadyNodeClass(t *testing.T) {
 	}
 	if ready := e.nodeClass.StatusConditions().Get(status.ConditionReady); ready.IsTrue() {
 		t.Fatal("test setup: the NodeClass must not be ready")
+	}
+}
+
+// A NodeClass created with the NodeClaim is not resolved yet: core would delete the NodeClaim
+// on a NodeClassNotReadyError, and a standalone NodeClaim is created by no NodePool again.
+func TestCreateRetriesWhileTheNodeClassIsNotResolved(t *testing.T) {
+	e := newEnv(t)
+	e.nodeClass.StatusConditions().SetUnknown(v1.ConditionTypeNetworksReady)
+	if err := e.kube.Status().Update(context.Background(), e.nodeClass); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.create(t, nodeClaim("node-b"))
+	var createError *corecloudprovider.CreateError
+	if corecloudprovider.IsNodeClassNotReadyError(err) || !errors.As(err, &createError) || createError.ConditionReason != cloudprovider.ReasonNodeClassNotResolved {
+		t.Fatalf("Create with a NodeClass not resolved yet: %v, want a CreateError that core retries", err)
+	}
+	if len(e.api.Calls("deployVirtualMachine")) != 0 {
+		t.Error("a VM was deployed for a NodeClass not resolved yet")
 	}
 }
 
