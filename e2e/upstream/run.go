@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -158,6 +159,9 @@ func RunSuite(ctx context.Context, o Options, suite string) SuiteResult {
 	}
 	result := runPart(ctx, o, suite, rest, excluded...)
 	for _, p := range Parts[suite] {
+		if ctx.Err() != nil {
+			break // interrupted: the parts not started are not run
+		}
 		result = result.combine(runPart(ctx, o, suite, p, suiteText+notPrefixed(p.Prefix)))
 	}
 	return result
@@ -203,6 +207,11 @@ func runPart(ctx context.Context, o Options, suite string, part Part, skips ...s
 	defer log.Close()
 	fmt.Fprintf(o.Out, "upstream: %s (%s): %s %s (log: %s)\n", suite, part.Name, o.Go, strings.Join(args, " "), log.Name())
 	cmd := exec.CommandContext(ctx, o.Go, args...)
+	// An interrupted run still reports the specs it finished: go test and the suite get SIGINT
+	// as from a terminal (their process group), and Ginkgo writes its report before exiting.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = interruptGrace
 	cmd.Dir = filepath.Join(o.Root, "e2e")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+o.Kubeconfig, "OUTPUT_DIR="+dir)
 	cmd.Stdout = io.MultiWriter(log, o.Out)
@@ -223,6 +232,10 @@ func runPart(ctx context.Context, o Options, suite string, part Part, skips ...s
 	fmt.Fprintf(o.Out, "upstream: %s (%s): %d passed, %d failed, %d skipped\n", suite, part.Name, read.Count(Passed), read.Count(Failed), read.Count(Skipped))
 	return read
 }
+
+// interruptGrace bounds how long an interrupted suite may take to clean up and report: Ginkgo's
+// grace period and more.
+const interruptGrace = 3 * time.Minute
 
 // notPrefixed is a regular expression matching, from where it is placed, every text that does
 // not start with prefix (RE2 has no negative lookahead): the text ends, or differs, before
