@@ -324,9 +324,9 @@ func clearLeftovers(ctx context.Context, kubeconfig string) error {
 }
 
 // awaitLeader waits until the Lease names a running pod of the release. The suites read the
-// controller's metrics and profiles from the pod the Lease names, and a removed release leaves
-// the Lease naming its last pod: uninstalling deletes the controller's Role as it stops, so
-// the pod cannot release the Lease, and a new one takes it only once it lapses.
+// controller's metrics and profiles from the pod the Lease names, and a removed release was
+// seen to leave the Lease naming its last pod, unreleased, which a new controller takes over
+// only once it lapses.
 func awaitLeader(ctx context.Context, kubeconfig string) error {
 	kube, err := environment.NewClient(kubeconfig)
 	if err != nil {
