@@ -14,6 +14,12 @@ KUBECTL=$BIN/kubectl
 
 cluster_exists() { "$KIND" get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; }
 
+# A cluster whose node containers stopped (the machine or its dockerd restarted) does not come
+# back by starting them: kind's nodes are not made to survive a restart of their engine.
+cluster_stopped() {
+	[[ -n $(docker ps -a --filter "label=io.x-k8s.kind.cluster=$CLUSTER_NAME" --filter status=exited --format '{{.Names}}') ]]
+}
+
 # The kind cluster configuration: no default CNI where the node image brings a one-node bridge
 # (node-image.sh's; kind's own image runs kindnet), a kubelet that runs on cgroup v1 hosts too
 # (1.36 refuses them by default), the API server's audit log, with the e2e framework's policy,
@@ -118,6 +124,10 @@ up() {
 	source "$KIND_DIR/lib.sh" # picks up the socket of the dockerd just started
 	local image
 	image=$(cat "$STATE/node-image" 2>/dev/null) || die "no node image: run 'make kind-image' first"
+	if cluster_exists && cluster_stopped; then
+		step "cluster $CLUSTER_NAME has stopped nodes: deleting it to create it again"
+		"$KIND" delete cluster --name "$CLUSTER_NAME" --kubeconfig "$KUBECONFIG_PATH"
+	fi
 	if cluster_exists; then
 		step "cluster $CLUSTER_NAME exists"
 		"$KIND" export kubeconfig --name "$CLUSTER_NAME" --kubeconfig "$KUBECONFIG_PATH" >/dev/null 2>&1
