@@ -37,8 +37,7 @@ const armTemplate = "ubuntu-24.04-kube-v1.36-arm64"
 
 // generalPurpose keeps the choice to one family, where a bigger offering always costs more, so
 // the right size has one answer.
-var generalPurpose = objects.WithRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn,
-	objects.InstanceTypes("gp.small", "gp.medium", "gp.large", "gp.xlarge", "gp.2xlarge")...)
+var generalPurpose = objects.WithRequirement(csv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "gp")
 
 var _ = Describe("Provisioning", func() {
 	It("launches one right-sized node for one pod", Label("smoke"), func(ctx SpecContext) {

@@ -35,6 +35,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
 func TestCreateReturnsAHydratedNodeClaim(t *testing.T) {
@@ -68,6 +69,35 @@ func TestCreateReturnsAHydratedNodeClaim(t *testing.T) {
 	listed, err := e.cp.List(context.Background())
 	if err != nil || len(listed) != 1 || listed[0].Status.ProviderID != created.Status.ProviderID {
 		t.Errorf("List = %v, %v", listed, err)
+	}
+}
+
+// An offering is one instance type per architecture: the NodeClaim Get and List rebuild from
+// an aarch64 VM must carry the arm64 type, whose requirements and capacity core then reads.
+func TestAnArm64VMIsTheArm64InstanceType(t *testing.T) {
+	e := newEnv(t)
+	e.nodeClass = recorder.WithArm64(e.nodeClass)
+	// The status first: an update of the object would write back the stored status.
+	if err := e.kube.Status().Update(context.Background(), e.nodeClass); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.kube.Update(context.Background(), e.nodeClass); err != nil {
+		t.Fatal(err)
+	}
+	arm64 := karpv1.NodeSelectorRequirementWithMinValues{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}
+	created, err := e.create(t, nodeClaim("node-arm", instanceType("gplarge", "gplarge-arm64"), arm64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Labels[corev1.LabelInstanceTypeStable] != "gplarge-arm64" || created.Labels[corev1.LabelArchStable] != "arm64" {
+		t.Errorf("Create labelled the NodeClaim %v, want instance type gplarge-arm64 and arch arm64", created.Labels)
+	}
+	got, err := e.cp.Get(context.Background(), created.Status.ProviderID)
+	if err != nil || got.Labels[corev1.LabelInstanceTypeStable] != "gplarge-arm64" {
+		t.Fatalf("Get = %v, %v; want the arm64 instance type of the VM's arch", got, err)
+	}
+	if !got.Status.Capacity.Cpu().Equal(*created.Status.Capacity.Cpu()) {
+		t.Errorf("Get's capacity %v, want the launch's %v", got.Status.Capacity, created.Status.Capacity)
 	}
 }
 

@@ -107,7 +107,7 @@ func (c *CloudProvider) resolvedNodeClaim(in *instance.Instance, typesOf typesOf
 	if !ok {
 		return c.toNodeClaim(in, nil, labels)
 	}
-	it, ok := instancetype.Find(types, in.OfferingID, in.CPU, in.MemoryMiB)
+	it, ok := instancetype.Find(types, in.OfferingID, in.CPU, in.MemoryMiB, in.Architecture)
 	if !ok {
 		return c.toNodeClaim(in, nil, labels)
 	}

@@ -21,7 +21,6 @@ import (
 	"fmt"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-	"github.com/samber/lo"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -33,7 +32,7 @@ import (
 // adopt returns a VM deployed for this NodeClaim before (by a process that crashed before it
 // could record the launch) instead of deploying a second one. The VM gets the tags it lacks:
 // all of them when it was never tagged, the cluster UID when it is a legacy VM.
-func (p *DefaultProvider) adopt(ctx context.Context, nodeClass *v1.CloudStackNodeClass, vm *cloudstack.VirtualMachine, tags map[string]string, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
+func (p *DefaultProvider) adopt(ctx context.Context, vm *cloudstack.VirtualMachine, tags map[string]string, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
 	if missing := missingTags(newInstance(vm).Tags, tags); len(missing) > 0 {
 		if err := p.tag(ctx, vm.Id, missing); err != nil {
 			return nil, fmt.Errorf("tagging adopted VM %s, %w", vm.Id, err)
@@ -43,11 +42,8 @@ func (p *DefaultProvider) adopt(ctx context.Context, nodeClass *v1.CloudStackNod
 		}
 	}
 	in := p.remember(newInstance(vm))
-	launch := &Launch{Instance: in, Zone: v1.Zone{ID: vm.Zoneid, Name: vm.Zonename}, TemplateID: vm.Templateid}
-	if t, ok := lo.Find(nodeClass.Status.Templates, func(t v1.Template) bool { return t.ID == vm.Templateid }); ok {
-		launch.Architecture = t.Architecture
-	}
-	launch.InstanceType, _ = instancetype.Find(instanceTypes, in.OfferingID, in.CPU, in.MemoryMiB)
+	launch := &Launch{Instance: in, Zone: v1.Zone{ID: vm.Zoneid, Name: vm.Zonename}, TemplateID: vm.Templateid, Architecture: in.Architecture}
+	launch.InstanceType, _ = instancetype.Find(instanceTypes, in.OfferingID, in.CPU, in.MemoryMiB, in.Architecture)
 	launch.Region = regionOf(launch.InstanceType, vm.Zonename)
 	return launch, nil
 }
@@ -72,7 +68,7 @@ func (p *DefaultProvider) adoptByName(ctx context.Context, nodeClass *v1.CloudSt
 			reason = p.notOurs(in).Error()
 			continue
 		}
-		return p.adopt(ctx, nodeClass, vm, tags, instanceTypes)
+		return p.adopt(ctx, vm, tags, instanceTypes)
 	}
 	return nil, cloudprovider.NewCreateError(fmt.Errorf("deploying VM %s: CloudStack answers that the name is taken, and not by this cluster's VM: %s", name, reason),
 		"NameConflict", "a VM that is not this cluster's has the nodeclaim's name")

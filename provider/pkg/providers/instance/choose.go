@@ -100,7 +100,7 @@ func (p *DefaultProvider) candidates(nodeClass *v1.CloudStackNodeClass, nodeClai
 			if !reqs.IsCompatible(offering.Requirements, scheduling.AllowUndefinedWellKnownLabels) || p.unavailable.IsUnavailable(it.Name, zoneName) {
 				continue
 			}
-			c, ok := placement(nodeClass, it, zoneName, offering.Requirements.Get(corev1.LabelArchStable))
+			c, ok := placement(nodeClass, it, zoneName)
 			if !ok {
 				continue
 			}
@@ -109,10 +109,11 @@ func (p *DefaultProvider) candidates(nodeClass *v1.CloudStackNodeClass, nodeClai
 			out = append(out, c)
 		}
 	}
-	// Stable: the candidates of one type and zone differ only by architecture and tie; they
-	// keep the offerings' order, so a retried Create picks the same template again.
-	slices.SortStableFunc(out, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.tieBreak, b.tieBreak))
+	// At one price a NodeClaim that allows any architecture gets amd64 (x86_64, which every
+	// template was before CloudStack 4.20): adding an arm64 template moves no workload that
+	// never asked for arm64.
+	slices.SortFunc(out, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.template.Architecture, b.template.Architecture), cmp.Compare(a.tieBreak, b.tieBreak))
 	})
 	return out
 }
@@ -126,9 +127,10 @@ func tieBreak(parts ...string) uint64 {
 	return h.Sum64()
 }
 
-// placement finds the zone's network and the zone's template of the offering's architecture;
-// the offering was checked against the NodeClaim, so the architecture is one it allows.
-func placement(nodeClass *v1.CloudStackNodeClass, it *cloudprovider.InstanceType, zoneName string, arch *scheduling.Requirement) (candidate, bool) {
+// placement finds the zone's network and the zone's template of the instance type's
+// architecture.
+func placement(nodeClass *v1.CloudStackNodeClass, it *cloudprovider.InstanceType, zoneName string) (candidate, bool) {
+	arch := it.Requirements.Get(corev1.LabelArchStable)
 	zone, ok := lo.Find(nodeClass.Status.Zones, func(z v1.Zone) bool { return z.Name == zoneName })
 	if !ok {
 		return candidate{}, false

@@ -52,7 +52,7 @@ func TestLaunchBootsTheTemplateOfTheOfferingsArchitecture(t *testing.T) {
 		return v1.Template{}
 	}
 
-	launch, err := e.create(t, withArch(test.NodeClaim("node-arm", "gplarge"), "arm64"))
+	launch, err := e.create(t, withArch(test.NodeClaim("node-arm", "gplarge", "gplarge-arm64"), "arm64"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestLaunchBootsTheTemplateOfTheOfferingsArchitecture(t *testing.T) {
 	}
 
 	// Without an architecture requirement, amd64 wins the tie in the zone that has both.
-	launch, err = e.create(t, test.InZone(test.NodeClaim("node-any", "gplarge"), recorder.ArmZone))
+	launch, err = e.create(t, test.InZone(test.NodeClaim("node-any", "gplarge", "gplarge-arm64"), recorder.ArmZone))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestLaunchBootsTheTemplateOfTheOfferingsArchitecture(t *testing.T) {
 		t.Errorf("a NodeClaim allowing any architecture deployed template %s with labels %v, want the amd64 template %s", req.TemplateID, launch.Labels(), amd.ID)
 	}
 
-	_, err = e.create(t, test.InZone(withArch(test.NodeClaim("node-arm-b", "gplarge"), "arm64"), "zone-b"))
+	_, err = e.create(t, test.InZone(withArch(test.NodeClaim("node-arm-b", "gplarge", "gplarge-arm64"), "arm64"), "zone-b"))
 	if !cloudprovider.IsInsufficientCapacityError(err) {
 		t.Errorf("arm64 in zone-b, which has no arm64 template, returned %v, want insufficient capacity", err)
 	}

@@ -63,7 +63,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 			return nil, fmt.Errorf("looking for a VM already deployed for the nodeclaim, %w", err)
 		}
 		if existing != nil {
-			return p.adopt(ctx, nodeClass, existing, p.tagsFor(nodeClass, nodeClaim), instanceTypes)
+			return p.adopt(ctx, existing, p.tagsFor(nodeClass, nodeClaim), instanceTypes)
 		}
 	}
 	c, release, err := p.choose(ctx, nodeClass, nodeClaim, instanceTypes)

@@ -67,6 +67,9 @@ type Instance struct {
 	AffinityGroupIDs []string
 	CPU              int64
 	MemoryMiB        int64
+	// Architecture is the kubernetes.io/arch value of the VM's arch; empty for one no node of
+	// this provider runs.
+	Architecture string
 	// Tags is nil where the provider remembers a VM without knowing its tags (gone, or failed
 	// at launch): ownership is judged only on known tags.
 	Tags    map[string]string
@@ -91,6 +94,7 @@ func newInstance(vm *cloudstack.VirtualMachine) *Instance {
 		Tags: make(map[string]string, len(vm.Tags)),
 	}
 	in.Created, _ = time.Parse(csapi.DateLayout, vm.Created)
+	in.Architecture, _ = csapi.Architecture(vm.Arch)
 	for _, nic := range vm.Nic {
 		in.NetworkIDs = append(in.NetworkIDs, nic.Networkid)
 	}

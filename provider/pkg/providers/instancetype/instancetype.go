@@ -86,12 +86,14 @@ func (p *DefaultProvider) build(nodeClass *v1.CloudStackNodeClass) ([]*cloudprov
 	for _, offering := range nodeClass.Status.ServiceOfferings {
 		offeringZones := zonesOf(offering, zones)
 		for _, s := range shapes(offering) {
-			it, offerable, err := p.newInstanceType(nodeClass, offering, s, offeringZones, archs)
-			if err != nil {
-				return nil, fmt.Errorf("NodeClass %s, %w", nodeClass.Name, err)
-			}
-			if offerable {
-				types = append(types, it)
+			for _, arch := range allArchitectures(archs) {
+				it, offerable, err := p.newInstanceType(nodeClass, offering, s, arch, offeringZones, archs)
+				if err != nil {
+					return nil, fmt.Errorf("NodeClass %s, %w", nodeClass.Name, err)
+				}
+				if offerable {
+					types = append(types, it)
+				}
 			}
 		}
 	}
@@ -146,5 +148,19 @@ func architecturesByZone(nodeClass *v1.CloudStackNodeClass) map[string][]string 
 	for _, archs := range out {
 		slices.Sort(archs)
 	}
+	return out
+}
+
+// allArchitectures are the architectures of any zone, sorted.
+func allArchitectures(byZone map[string][]string) []string {
+	var out []string
+	for _, archs := range byZone {
+		for _, arch := range archs {
+			if !slices.Contains(out, arch) {
+				out = append(out, arch)
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
 }

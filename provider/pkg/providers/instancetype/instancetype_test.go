@@ -20,11 +20,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -257,21 +259,14 @@ func TestEphemeralStorageFollowsTheRootDisk(t *testing.T) {
 // scheduler does: a NodeClaim's requirements must intersect the type's requirements and be
 // compatible with one of its available offerings.
 func TestArm64IsOfferedOnlyWhereAnArm64TemplateResolves(t *testing.T) {
-	arm64In := func(zones ...string) scheduling.Requirements {
-		reqs := scheduling.NewRequirements(scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, "arm64"))
-		if len(zones) > 0 {
-			reqs.Add(scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones...))
-		}
-		return reqs
-	}
-	archsOf := func(it *cloudprovider.InstanceType) []string {
-		return slices.Sorted(slices.Values(it.Requirements.Get(corev1.LabelArchStable).Values()))
-	}
 	offeredZones := func(it *cloudprovider.InstanceType, reqs scheduling.Requirements) []string {
 		if it.Requirements.Intersects(reqs) != nil {
 			return nil
 		}
 		return lo.Map(it.Offerings.Available().Compatible(reqs), func(o *cloudprovider.Offering, _ int) string { return o.Zone() })
+	}
+	archIs := func(arch string) scheduling.Requirements {
+		return scheduling.NewRequirements(scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, arch))
 	}
 
 	p, _, nc := setup(t)
@@ -279,34 +274,37 @@ func TestArm64IsOfferedOnlyWhereAnArm64TemplateResolves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	large := byName(types)["gplarge"]
-	if archs := archsOf(large); !slices.Equal(archs, []string{"amd64"}) {
-		t.Errorf("with x86_64 templates only, gplarge allows %v, want [amd64]", archs)
-	}
-	if zones := offeredZones(large, arm64In()); len(zones) != 0 {
-		t.Errorf("with x86_64 templates only, arm64 is offered in %v", zones)
+	for _, it := range types {
+		if archs := it.Requirements.Get(corev1.LabelArchStable).Values(); len(archs) != 1 || archs[0] != "amd64" {
+			t.Errorf("with x86_64 templates only, %s allows %v, want [amd64]", it.Name, archs)
+		}
 	}
 
 	types, err = p.List(context.Background(), recorder.WithArm64(nc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	large = byName(types)["gplarge"]
-	if archs := archsOf(large); !slices.Equal(archs, []string{"amd64", "arm64"}) {
-		t.Errorf("gplarge allows %v, want [amd64 arm64]", archs)
+	large, largeArm := byName(types)["gplarge"], byName(types)["gplarge-arm64"]
+	if largeArm == nil {
+		t.Fatalf("no gplarge-arm64 among %v", lo.Keys(byName(types)))
 	}
-	if zones := offeredZones(large, arm64In()); !slices.Equal(zones, []string{recorder.ArmZone}) {
-		t.Errorf("arm64 is offered in %v, want only %s, the zone of the arm64 template", zones, recorder.ArmZone)
+	if zones := offeredZones(large, archIs("amd64")); !slices.Equal(zones, recorder.ZoneNames) {
+		t.Errorf("gplarge is offered in %v, want every zone %v", zones, recorder.ZoneNames)
 	}
-	if zones := offeredZones(large, arm64In("zone-b")); len(zones) != 0 {
-		t.Errorf("arm64 in zone-b, which has an x86_64 template only, is offered in %v", zones)
+	if zones := offeredZones(large, archIs("arm64")); len(zones) != 0 {
+		t.Errorf("gplarge, the amd64 type, is offered to arm64 in %v", zones)
 	}
-	amd64 := scheduling.NewRequirements(scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, "amd64"))
-	if zones := offeredZones(large, amd64); !slices.Equal(zones, recorder.ZoneNames) {
-		t.Errorf("amd64 is offered in %v, want every zone %v", zones, recorder.ZoneNames)
+	if zones := offeredZones(largeArm, archIs("arm64")); !slices.Equal(zones, []string{recorder.ArmZone}) {
+		t.Errorf("gplarge-arm64 is offered in %v, want only %s, the zone of the arm64 template", zones, recorder.ArmZone)
+	}
+	if got := largeArm.Requirements.Get(corev1.LabelInstanceTypeStable).Values(); !slices.Equal(got, []string{"gplarge-arm64"}) {
+		t.Errorf("gplarge-arm64 requires instance type %v", got)
+	}
+	if !equality.Semantic.DeepEqual(large.Capacity, largeArm.Capacity) || large.Offerings[0].Price != largeArm.Offerings[0].Price {
+		t.Errorf("one offering, two architectures: capacity %v and %v, price %v and %v, want equal", large.Capacity, largeArm.Capacity, large.Offerings[0].Price, largeArm.Offerings[0].Price)
 	}
 
-	// An offering limited to zones without the arm64 template is amd64 only.
+	// An offering limited to zones without the arm64 template has no arm64 type.
 	for i := range nc.Status.ServiceOfferings {
 		if nc.Status.ServiceOfferings[i].InstanceType == "gplarge" {
 			nc.Status.ServiceOfferings[i].ZoneIDs = []string{nc.Status.Zones[1].ID, nc.Status.Zones[2].ID}
@@ -314,7 +312,30 @@ func TestArm64IsOfferedOnlyWhereAnArm64TemplateResolves(t *testing.T) {
 	}
 	nc.Generation++
 	types, _ = p.List(context.Background(), nc)
-	if archs := archsOf(byName(types)["gplarge"]); !slices.Equal(archs, []string{"amd64"}) {
-		t.Errorf("gplarge, offered in zone-b and zone-c only, allows %v, want [amd64]", archs)
+	if _, ok := byName(types)["gplarge-arm64"]; ok {
+		t.Errorf("gplarge, offered in zone-b and zone-c only, has an arm64 type")
+	}
+	if _, ok := byName(types)["gpsmall-arm64"]; !ok {
+		t.Errorf("gpsmall, offered everywhere, lost its arm64 type")
+	}
+}
+
+// TestDaemonSetsOfEitherArchitectureAreChargedToTheirOwnTypes runs core's own compatibility
+// check for DaemonSet pods against the types: a DaemonSet pinned to one architecture must not
+// count against the other's types, or its host ports and requests fill nodes it never runs on.
+func TestDaemonSetsOfEitherArchitectureAreChargedToTheirOwnTypes(t *testing.T) {
+	p, _, nc := setup(t)
+	types, err := p.List(context.Background(), recorder.WithArm64(nc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []string{"amd64", "arm64"} {
+		daemon := scheduling.NewRequirements(scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, arch))
+		for _, it := range types {
+			runs := it.Requirements.Intersects(daemon) == nil
+			if want := strings.HasSuffix(it.Name, "-arm64") == (arch == "arm64"); runs != want {
+				t.Errorf("a DaemonSet for %s runs on %s: %v, want %v", arch, it.Name, runs, want)
+			}
+		}
 	}
 }

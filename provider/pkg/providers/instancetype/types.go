@@ -19,6 +19,7 @@ package instancetype
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,36 +45,48 @@ func (p *DefaultProvider) Region(zoneName string) string {
 	return zoneName
 }
 
-// newInstanceType builds one instance type; ok is false when its allocatable would be below
-// the reservation package's floors, so that no NodeClaim is promised a node without room.
+// Name is the instance type of a shape on an architecture. x86_64 types keep the name the
+// CloudStack CCM gives a node of the offering; the other architectures add theirs, since a
+// service offering runs on any architecture and core keys instance types by name.
+func Name(shapeName, arch string) string {
+	if arch == karpv1.ArchitectureAmd64 {
+		return shapeName
+	}
+	return shapeName + "-" + arch
+}
+
+// newInstanceType builds the instance type of one shape on one architecture, offered in the
+// zones where a template of that architecture resolves; ok is false when it has no such zone
+// or its allocatable would be below the reservation package's floors, so that no NodeClaim is
+// promised a node without room.
 //
-// A service offering runs on either architecture, so one instance type carries both, and each
-// offering is one zone x architecture whose template resolves there. Core's scheduler checks a
-// NodeClaim's requirements against the instance type's requirements and then against each
-// offering's (fits and filterInstanceTypesByRequirements in its scheduling package); with the
-// architecture only on the instance type, a pod requiring arm64 in a zone with only an x86_64
-// template would get a NodeClaim no launch can satisfy. Splitting the type per architecture
-// instead would give two types one name, which core keys instance types by.
-func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape, zones []v1.Zone, archsByZone map[string][]string) (*cloudprovider.InstanceType, bool, error) {
-	zoneNames, regions, archs := make([]string, len(zones)), map[string]bool{}, map[string]bool{}
+// One type per architecture, not one type for both: core works out the DaemonSet pods a node
+// will run from the instance type's requirements alone, so a type that allowed both would be
+// charged the pods and host ports of amd64-only and arm64-only DaemonSets at once.
+func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape, arch string, zones []v1.Zone, archsByZone map[string][]string) (*cloudprovider.InstanceType, bool, error) {
+	var zoneNames []string
+	regions := map[string]bool{}
+	name := Name(s.name, arch)
 	price := p.pricing.Price(offering, s.cpu, s.memoryMiB)
 	offerings := make(cloudprovider.Offerings, 0, len(zones))
-	for i, z := range zones {
-		zoneNames[i] = z.Name
-		regions[p.Region(z.Name)] = true
-		for _, arch := range archsByZone[z.ID] {
-			archs[arch] = true
-			offerings = append(offerings, &cloudprovider.Offering{
-				Requirements: scheduling.NewRequirements(
-					scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, z.Name),
-					scheduling.NewRequirement(corev1.LabelTopologyRegion, corev1.NodeSelectorOpIn, p.Region(z.Name)),
-					scheduling.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand),
-					scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, arch),
-				),
-				Price:     price,
-				Available: !p.unavailable.IsUnavailable(s.name, z.Name),
-			})
+	for _, z := range zones {
+		if !slices.Contains(archsByZone[z.ID], arch) {
+			continue
 		}
+		zoneNames = append(zoneNames, z.Name)
+		regions[p.Region(z.Name)] = true
+		offerings = append(offerings, &cloudprovider.Offering{
+			Requirements: scheduling.NewRequirements(
+				scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, z.Name),
+				scheduling.NewRequirement(corev1.LabelTopologyRegion, corev1.NodeSelectorOpIn, p.Region(z.Name)),
+				scheduling.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand),
+			),
+			Price:     price,
+			Available: !p.unavailable.IsUnavailable(name, z.Name),
+		})
+	}
+	if len(offerings) == 0 {
+		return nil, false, nil
 	}
 	capacity := Capacity(nodeClass, offering.GPUs, s.cpu, s.memoryMiB)
 	overhead, err := reservation.For(nodeClass.Spec.Kubelet, s.cpu).Overhead(capacity)
@@ -81,8 +94,8 @@ func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, off
 		return nil, false, err
 	}
 	it := &cloudprovider.InstanceType{
-		Name:         s.name,
-		Requirements: requirements(offering, s, zoneNames, keys(regions), keys(archs)),
+		Name:         name,
+		Requirements: requirements(offering, s, name, arch, zoneNames, keys(regions)),
 		Offerings:    offerings,
 		Capacity:     capacity,
 		Overhead:     overhead,
@@ -91,10 +104,10 @@ func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, off
 }
 
 // requirements define every well-known label, with DoesNotExist where the type has no value.
-func requirements(offering v1.ServiceOffering, s shape, zones, regions, archs []string) scheduling.Requirements {
+func requirements(offering v1.ServiceOffering, s shape, name, arch string, zones, regions []string) scheduling.Requirements {
 	reqs := scheduling.NewRequirements(
-		scheduling.NewRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn, s.name),
-		scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, archs...),
+		scheduling.NewRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn, name),
+		scheduling.NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpIn, arch),
 		scheduling.NewRequirement(corev1.LabelOSStable, corev1.NodeSelectorOpIn, OSLinux),
 		scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones...),
 		scheduling.NewRequirement(corev1.LabelTopologyRegion, corev1.NodeSelectorOpIn, regions...),

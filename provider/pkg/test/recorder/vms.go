@@ -63,7 +63,7 @@ func (a *API) DeployVirtualMachine(ctx context.Context, req csapi.DeployRequest)
 	}
 	vm := &cloudstack.VirtualMachine{
 		Id: a.newID(kindVM), Name: req.Name, Displayname: cmp.Or(req.DisplayName, req.Name), State: "Starting", Created: a.now(),
-		Zoneid: req.ZoneID, Zonename: zone.Name, Templateid: req.TemplateID, Templatename: template.Name,
+		Zoneid: req.ZoneID, Zonename: zone.Name, Templateid: req.TemplateID, Templatename: template.Name, Arch: template.Arch,
 		Serviceofferingid: req.ServiceOfferingID, Serviceofferingname: offering.Name, Cpunumber: cpu, Memory: memory,
 		Gpucount: offering.Gpucount, Projectid: req.ProjectID, Domainid: req.DomainID, Details: req.Details,
 		Keypairs: strings.Join(req.SSHKeyPairs, ","),
