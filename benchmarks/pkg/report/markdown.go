@@ -312,18 +312,19 @@ func formatRatio(r float64) string {
 	return fmt.Sprintf("%.2fx", r)
 }
 
-// medianRatio is the median of a figure's ratio over a run's paired runs, NaN when some run
-// has no ratio for it. Rounds are odd in number (-repeat), so the median is one run's ratio.
-func medianRatio(f figure, rounds [][]Result) float64 {
+// ratioSpread is the median, minimum and maximum of a figure's ratio over a run's paired runs,
+// NaN when some run has no ratio for it. Rounds are odd in number (-repeat), so the median is
+// one run's ratio.
+func ratioSpread(f figure, rounds [][]Result) (median, lowest, highest float64) {
 	ratios := make([]float64, 0, len(rounds))
 	for _, pair := range rounds {
 		r := ratioOf(f.value(pair[0]), f.value(pair[1]))
 		if math.IsNaN(r) {
-			return r
+			return r, r, r
 		}
 		ratios = append(ratios, r)
 	}
-	return stats.Percentile(ratios, 50)
+	return stats.Percentile(ratios, 50), slices.Min(ratios), slices.Max(ratios)
 }
 
 // repeatsTable gives, for a run repeated with -repeat, each figure's ratio in every paired run
@@ -348,7 +349,8 @@ func repeatsTable(run Run) string {
 		for _, pair := range rounds {
 			cells = append(cells, ratio(f.value(pair[0]), f.value(pair[1])))
 		}
-		writeRow(&b, append(cells, formatRatio(medianRatio(f, rounds))))
+		median, _, _ := ratioSpread(f, rounds)
+		writeRow(&b, append(cells, formatRatio(median)))
 	}
 	return b.String()
 }

@@ -19,6 +19,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,9 +149,15 @@ func (s Summary) render(runs []Saved, resultsDir string) string {
 			writeRow(&b, cells)
 		}
 		if len(rounds) > 1 {
-			cells := []string{fmt.Sprintf("ratio, median of %d runs", len(rounds))}
+			// The spread beside the median: one paired run can sit far from the others.
+			cells := []string{fmt.Sprintf("ratio, median (lowest to highest) of %d runs", len(rounds))}
 			for _, f := range columns {
-				cells = append(cells, formatRatio(medianRatio(f, rounds)))
+				median, lowest, highest := ratioSpread(f, rounds)
+				if math.IsNaN(median) {
+					cells = append(cells, formatRatio(median))
+					continue
+				}
+				cells = append(cells, fmt.Sprintf("%s (%s to %s)", formatRatio(median), formatRatio(lowest), formatRatio(highest)))
 			}
 			writeRow(&b, cells)
 		}

@@ -88,13 +88,13 @@ func TestSummaryTakesEveryKeyFigureFromTheJSON(t *testing.T) {
 	}
 }
 
-func TestSummaryOfARepeatedRunAddsTheMedianRatio(t *testing.T) {
+func TestSummaryOfARepeatedRunAddsTheMedianRatioAndItsSpread(t *testing.T) {
 	md := Summary{Rendered: "r"}.render([]Saved{{Path: "x/S1-100.json", Run: repeated()}}, "x")
 	expectContains(t, "summary", md,
 		"| ours, run 1 | 60s |",
 		"| KWOK provider (incomplete), run 1 | 40s |",
 		"| ratio, run 1 | 1.50x |",
-		"| ratio, median of 3 runs | 1.25x | 1.00x | - | - | - | - | - | - | - |",
+		"| ratio, median (lowest to highest) of 3 runs | 1.25x (0.50x to 1.50x) | 1.00x (1.00x to 1.00x) | - | - | - | - | - | - | - |",
 	)
 }
 
