@@ -116,6 +116,12 @@ install_kwok() {
 	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" apply --server-side -f "$STATE/kwok/kwok.yaml" >/dev/null 2>&1 || true
 	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" wait --for condition=Established crd/stages.kwok.x-k8s.io --timeout 60s >/dev/null
 	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" apply --server-side -f "$STATE/kwok/kwok.yaml" >/dev/null
+	# Karpenter's own pod-delete stage, from the module its suites come from, replaces kwok's
+	# fast one as Karpenter's kwok install does: a pod is removed after the delay its annotation
+	# states, the preStop sleep of Karpenter's test pods, as a kubelet waits for the hook. Its
+	# termination specs count on pods that stay terminating. Other pods go at once, as before.
+	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" apply --server-side \
+		-f "$(module_dir karpenter-kwok sigs.k8s.io/karpenter)/hack/kwok/stages/pod-delete.yaml" >/dev/null
 	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n kube-system rollout status deployment/kwok-controller --timeout 120s >/dev/null
 }
 
