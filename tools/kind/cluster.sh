@@ -14,6 +14,15 @@ KUBECTL=$BIN/kubectl
 
 cluster_exists() { "$KIND" get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; }
 
+# docker_socket is the engine's socket on this machine, which the kind node offers at
+# /var/run/docker-host.sock: only the fake cloud's chart with realVMs.enabled mounts it into a
+# pod, to run its real VMs as containers next to the node.
+docker_socket() {
+	local host=${DOCKER_HOST:-unix:///var/run/docker.sock}
+	[[ $host == unix://* ]] || die "DOCKER_HOST=$host: the kind node needs the engine's unix socket"
+	echo "${host#unix://}"
+}
+
 # The kind cluster configuration: no default CNI where the node image brings a one-node bridge
 # (node-image.sh's; kind's own image runs kindnet), a kubelet that runs on cgroup v1 hosts too
 # (1.36 refuses them by default), the API server's audit log, with the e2e framework's policy,
@@ -21,7 +30,7 @@ cluster_exists() { "$KIND" get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; 
 # kube-scheduler started from Karpenter's own KubeSchedulerConfiguration, as the module's
 # hack/kind/cluster.yaml does: its second profile carries the default topology spread
 # constraints Karpenter's upstream DefaultTopologySpreadConstraints specs need (make
-# e2e-upstream); the default-scheduler profile is kube-scheduler's own.
+# e2e-upstream); the default-scheduler profile is kube-scheduler's own; the engine's socket.
 cluster_config() {
 	local scheduler_config
 	scheduler_config=$(module_dir karpenter-kwok sigs.k8s.io/karpenter)/test/suites/regression/testdata
@@ -41,6 +50,8 @@ cluster_config() {
 		      - hostPath: $scheduler_config
 		        containerPath: /etc/kubernetes/karpenter-scheduler-config
 		        readOnly: true
+		      - hostPath: $(docker_socket)
+		        containerPath: /var/run/docker-host.sock
 		kubeadmConfigPatches:
 		  - |
 		    kind: KubeletConfiguration
