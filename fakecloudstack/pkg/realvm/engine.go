@@ -170,7 +170,7 @@ func (d *Docker) Remove(ctx context.Context, name string) error {
 
 // inspected is the part of a container's inspection the runner reads.
 type inspected struct {
-	Name   string `json:"Name"`
+	Name   string                 `json:"Name"`
 	State  struct{ Running bool } `json:"State"`
 	Config struct {
 		Labels map[string]string `json:"Labels"`

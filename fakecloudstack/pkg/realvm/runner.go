@@ -115,7 +115,9 @@ func (r *Runner) settle(vms []nodesim.VM) {
 func gone(state string) bool { return state == "Destroyed" || state == "Expunging" }
 
 // Simulated is src without the real VMs: what the node simulator may turn into Nodes.
-func (r *Runner) Simulated(src nodesim.Source) nodesim.Source { return simulated{Source: src, runner: r} }
+func (r *Runner) Simulated(src nodesim.Source) nodesim.Source {
+	return simulated{Source: src, runner: r}
+}
 
 type simulated struct {
 	nodesim.Source
