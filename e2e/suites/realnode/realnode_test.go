@@ -33,6 +33,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	cloudproviderapi "k8s.io/cloud-provider/api"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
@@ -49,49 +50,72 @@ const (
 	// bootTimeout covers a launch, the container's boot, cloud-init, kubeadm join and the
 	// kubelet's registration on a machine shared with the cluster.
 	bootTimeout = 5 * time.Minute
+	// specTimeout adds the checks, the token's revocation and the consolidation to a boot.
+	specTimeout = 12 * time.Minute
 )
 
 var dedicated = corev1.Taint{Key: "dedicated", Value: "real", Effect: corev1.TaintEffectNoSchedule}
 
 var _ = Describe("Real nodes", func() {
-	It("joins a VM with kubeadm, registers it as the NodeClaim says and runs the pod in a real container", func(ctx SpecContext) {
-		r := launch(ctx, kubeadmOnThisHost)
-		r.expectRegisteredAsClaimed()
-		r.expectRealContainer(ctx)
-		r.expectSimulatorAgrees()
-		r.expectTokenRevoked(ctx)
-		r.expectConsolidatedAway(ctx)
-	}, SpecTimeout(12*time.Minute))
-
-	It("boots a user template whose kubelet waits for the CloudStack CCM to initialise the node", func(ctx SpecContext) {
-		r := launch(ctx, func(nc *csv1.CloudStackNodeClass) {
-			nc.Spec.Bootstrap = &csv1.Bootstrap{Mode: csv1.BootstrapModeTemplate, Template: externalCloudProviderTemplate}
-		})
-		// The kubelet registered with the CCM's taint; only the CCM removes it, and the pod
-		// does not tolerate it.
-		Expect(r.node.Spec.Taints).NotTo(ContainElement(HaveField("Key", cloudproviderapi.TaintExternalCloudProvider)))
-		r.expectRegisteredAsClaimed()
-		r.expectRealContainer(ctx)
-		r.expectSimulatorAgrees()
-		Expect(r.reg.ExternalCloudProvider).To(BeTrue())
-		r.expectTokenRevoked(ctx)
-		r.expectConsolidatedAway(ctx)
-	}, SpecTimeout(12*time.Minute))
+	DescribeTable("joins a VM, registers it as the NodeClaim says and runs the pod in a real container",
+		func(ctx SpecContext, mode csv1.BootstrapMode, external bool) {
+			r := launch(ctx, bootstrap(mode, external))
+			r.expectRegisteredAsClaimed()
+			r.expectRealContainer(ctx)
+			r.expectSimulatorAgrees()
+			// With --cloud-provider=external the kubelet registers with the CCM's taint: the pod,
+			// which does not tolerate it, runs once the CCM initialised the node.
+			Expect(r.reg.ExternalCloudProvider).To(Equal(external))
+			Expect(r.node.Spec.Taints).NotTo(ContainElement(HaveField("Key", cloudproviderapi.TaintExternalCloudProvider)))
+			r.expectTokenRevoked(ctx)
+			r.expectConsolidatedAway(ctx)
+		},
+		Entry("the provider's kubeadm join", csv1.BootstrapModeKubeadm, false, SpecTimeout(specTimeout)),
+		Entry("the provider's kubeadm join, the kubelet waiting for the CCM (spec.userData)", csv1.BootstrapModeKubeadm, true, SpecTimeout(specTimeout)),
+		Entry("a user template", csv1.BootstrapModeTemplate, false, SpecTimeout(specTimeout)),
+		Entry("a user template, the kubelet waiting for the CCM", csv1.BootstrapModeTemplate, true, SpecTimeout(specTimeout)))
 })
 
-// externalCloudProviderTemplate is the NodeClass reference's cloud-config example with the
-// kubelet waiting for a CCM, IPv4 forwarding on (kubeadm's preflight needs it) and kubeadm's
-// cgroup v1 refusal only warning (the kind cluster's kubelets run with failCgroupV1 false).
-const externalCloudProviderTemplate = `## template: jinja
+// bootstrap is a NodeClass in mode whose kubelet, with external, runs with
+// --cloud-provider=external and waits for the CloudStack CCM to initialise its node.
+func bootstrap(mode csv1.BootstrapMode, external bool) func(*csv1.CloudStackNodeClass) {
+	return func(nc *csv1.CloudStackNodeClass) {
+		if mode == csv1.BootstrapModeTemplate {
+			nc.Spec.Bootstrap = &csv1.Bootstrap{Mode: mode, Template: userTemplate(external)}
+			return
+		}
+		nc.Spec.Bootstrap = &csv1.Bootstrap{Mode: mode}
+		// kubeadm 1.35 and later refuses cgroup v1 hosts in this check; the kind cluster's
+		// kubelets run with failCgroupV1 false.
+		if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err != nil {
+			nc.Spec.Bootstrap.IgnorePreflightErrors = []string{"SystemVerification"}
+		}
+		if external {
+			// kubeadm's kubelet unit reads KUBELET_EXTRA_ARGS beside the JoinConfiguration's.
+			nc.Spec.UserData = ptr.To("#cloud-config\nwrite_files:\n- path: /etc/default/kubelet\n  content: |\n    KUBELET_EXTRA_ARGS=--cloud-provider=external\n")
+		}
+	}
+}
+
+// userTemplate is the NodeClass reference's cloud-config example with IPv4 forwarding on
+// (kubeadm's preflight needs it), kubeadm's cgroup v1 refusal only warning, and with
+// external the kubelet waiting for a CCM.
+func userTemplate(external bool) string {
+	flags := "{{ .KubeletFlags }}"
+	if external {
+		flags += " --cloud-provider=external"
+	}
+	return `## template: jinja
 #cloud-config
 write_files:
 - path: /etc/default/kubelet
   content: |
-    KUBELET_EXTRA_ARGS="{{ .KubeletFlags }} --cloud-provider=external"
+    KUBELET_EXTRA_ARGS="` + flags + `"
 runcmd:
 - [sysctl, -w, net.ipv4.ip_forward=1]
 - 'kubeadm join {{ .APIServerEndpoint }} --token {{ .Token }} {{ range .CACertHashes }}--discovery-token-ca-cert-hash {{ . }} {{ end }}--node-name {{ .NodeName }} --ignore-preflight-errors=SystemVerification'
 `
+}
 
 // realNode is one launch of a real node and what the cluster and the cloud show of it.
 type realNode struct {
@@ -224,15 +248,6 @@ func (r *realNode) expectConsolidatedAway(ctx context.Context) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(exists).To(BeFalse(), "container %s left", r.vm.Name)
 	}).WithContext(ctx).WithTimeout(3 * time.Minute).Should(Succeed())
-}
-
-// kubeadmOnThisHost lets kubeadm join on a cgroup v1 host, whose SystemVerification check it
-// fails from 1.35 on; the kind cluster's kubelets run with failCgroupV1 false (tools/kind).
-func kubeadmOnThisHost(nc *csv1.CloudStackNodeClass) {
-	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
-		return
-	}
-	nc.Spec.Bootstrap = &csv1.Bootstrap{Mode: csv1.BootstrapModeKubeadm, IgnorePreflightErrors: []string{"SystemVerification"}}
 }
 
 // dockerEngine reaches the engine the fake cloud runs its real VMs on, as the kind scripts do.
