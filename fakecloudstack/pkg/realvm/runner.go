@@ -56,13 +56,16 @@ type Runner struct {
 	claims map[string]bool
 	// booted is the boot id each running container was last started for.
 	booted map[string]string
+	// changed passes the source's change signal on to the node simulator: a signal is
+	// received once, by one reader, and the runner is that reader.
+	changed chan struct{}
 }
 
 // New builds a runner over the fake's VMs.
 func New(cfg Config, engine Engine, source nodesim.Source, addresses Addresses, log *slog.Logger) *Runner {
 	return &Runner{
 		cfg: cfg.WithDefaults(), engine: engine, source: source, addresses: addresses, log: log, now: time.Now,
-		claims: map[string]bool{}, booted: map[string]string{},
+		claims: map[string]bool{}, booted: map[string]string{}, changed: make(chan struct{}, 1),
 	}
 }
 
@@ -124,6 +127,8 @@ type simulated struct {
 	runner *Runner
 }
 
+func (s simulated) Changed() <-chan struct{} { return s.runner.changed }
+
 func (s simulated) VMs() []nodesim.VM {
 	var out []nodesim.VM
 	for _, vm := range s.Source.VMs() {
@@ -134,8 +139,8 @@ func (s simulated) VMs() []nodesim.VM {
 	return out
 }
 
-// Run reconciles on every change of the VMs and every resyncInterval until ctx ends. It first
-// removes the containers of this owner whose VM is not real any more (a restarted fake).
+// Run reconciles on every change of the VMs and every resyncInterval until ctx ends, passing
+// each change on to the Simulated source first.
 func (r *Runner) Run(ctx context.Context) {
 	ticker := time.NewTicker(resyncInterval)
 	defer ticker.Stop()
@@ -147,6 +152,10 @@ func (r *Runner) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-r.source.Changed():
+			select {
+			case r.changed <- struct{}{}:
+			default:
+			}
 		case <-ticker.C:
 		}
 	}

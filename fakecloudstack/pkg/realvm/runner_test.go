@@ -27,6 +27,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesim"
 )
@@ -124,8 +125,9 @@ func (e *engine) takeCalls() []string {
 // source is the fake cloud's VMs, with the addresses the runner records written back as the
 // store writes them.
 type source struct {
-	mu  sync.Mutex
-	vms []nodesim.VM
+	mu     sync.Mutex
+	vms    []nodesim.VM
+	signal chan struct{}
 }
 
 func (s *source) VMs() []nodesim.VM {
@@ -134,7 +136,7 @@ func (s *source) VMs() []nodesim.VM {
 	return slices.Clone(s.vms)
 }
 
-func (s *source) Changed() <-chan struct{} { return nil }
+func (s *source) Changed() <-chan struct{} { return s.signal }
 
 func (s *source) SetVMAddress(id, ip string) error {
 	s.mu.Lock()
@@ -181,7 +183,7 @@ func vm(id, offering, state string) nodesim.VM {
 
 func newRunner(t *testing.T, max int) (*Runner, *engine, *source) {
 	t.Helper()
-	e, src := newEngine(), &source{}
+	e, src := newEngine(), &source{signal: make(chan struct{}, 1)}
 	cfg := Config{Offerings: []string{"real.medium"}, Max: max, Image: "node:1", Owner: "test"}
 	return New(cfg, e, src, src, slog.New(slog.NewTextHandler(io.Discard, nil))), e, src
 }
@@ -347,5 +349,22 @@ func TestConfigValidation(t *testing.T) {
 	}
 	if d := (Config{}).WithDefaults(); d.Network != "kind" || d.DockerHost != "unix:///var/run/docker.sock" || d.Owner != "fakecloudstack" {
 		t.Errorf("defaults %+v", d)
+	}
+}
+
+func TestTheSimulatorHearsOfEveryChangeTheRunnerReceives(t *testing.T) {
+	r, _, src := newRunner(t, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	simulated := r.Simulated(src)
+	for range 3 {
+		src.signal <- struct{}{}
+		select {
+		case <-simulated.Changed():
+		case <-time.After(5 * time.Second):
+			t.Fatal("a change of the VMs did not reach the node simulator")
+		}
 	}
 }
