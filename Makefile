@@ -197,6 +197,12 @@ UPSTREAM_TIMEOUT ?= 3h
 e2e-upstream: kind-up ## Karpenter's own regression, disruption and performance suites on kind; writes e2e/UPSTREAM.md (UPSTREAM_SUITES, UPSTREAM_FOCUS, UPSTREAM_SKIP, UPSTREAM_TIMEOUT)
 	$(GO) run ./e2e/cmd/upstream -suites "$(UPSTREAM_SUITES)" -focus "$(UPSTREAM_FOCUS)" -skip "$(UPSTREAM_SKIP)" -timeout $(UPSTREAM_TIMEOUT)
 
+# Real kubelets in VMs the fake cloud boots as containers of the node image built here (it
+# carries cloud-init; kind's own node image does not), both bootstrap modes, with the CCM.
+.PHONY: e2e-realnode
+e2e-realnode: kind-up ## The realnode suite on the kind cluster: VMs booted for real, kubeadm join, real pods
+	E2E_RUNTIME=kind $(TEST_ENV) $(GO) test -count=1 -timeout 30m ./e2e/suites/realnode -ginkgo.v -ginkgo.timeout 25m
+
 .PHONY: kind-down
 kind-down: ## Delete the kind cluster and stop the dockerd kind-up started
 	@tools/kind/cluster.sh down

@@ -67,8 +67,8 @@ func UninstallProvider(kubeconfig, release, namespace string) error {
 func (e *Environment) fakeValues() (map[string]any, error) { return e.FakeChartValues(e.World) }
 
 // FakeChartValues are docs/install.md's values for the fake with these keys and admin token,
-// the world file (empty keeps the chart's default world) and the toleration of the kind
-// node's taint.
+// the world file (empty keeps the chart's default world; with realVMs, the engine's socket)
+// and the toleration of the kind node's taint.
 func (s Settings) FakeChartValues(worldFile string) (map[string]any, error) {
 	values := map[string]any{
 		"apiKey":        s.APIKey,
@@ -87,6 +87,10 @@ func (s Settings) FakeChartValues(worldFile string) (map[string]any, error) {
 			return nil, fmt.Errorf("parsing the world file %s, %w", worldFile, err)
 		}
 		values["config"] = world
+		// Only a cloud that runs VMs for real gets the container engine's socket.
+		if _, ok := world["realVMs"]; ok {
+			values["realVMs"] = map[string]any{"enabled": true}
+		}
 	}
 	return values, nil
 }

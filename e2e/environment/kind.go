@@ -49,6 +49,15 @@ func (kind) OwnsCluster() bool { return false }
 // KindKubeconfig is the kubeconfig `make kind-up` writes.
 func (p Paths) KindKubeconfig() string { return filepath.Join(p.Root, ".kind", "kubeconfig") }
 
+// KindNodeImage is the node image `make kind-up` built the kind cluster from.
+func (p Paths) KindNodeImage() (string, error) {
+	raw, err := os.ReadFile(filepath.Join(p.Root, ".kind", "node-image"))
+	if err != nil {
+		return "", fmt.Errorf("reading the kind node image, %w (run 'make kind-up')", err)
+	}
+	return strings.TrimSpace(string(raw)), nil
+}
+
 // KindAuditLogPath is where the kind cluster's API server writes its audit log (tools/kind).
 func (p Paths) KindAuditLogPath() string { return filepath.Join(p.Root, ".kind", "audit", "audit.log") }
 

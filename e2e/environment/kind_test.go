@@ -84,6 +84,18 @@ func TestKindFakeValuesCarryTheWorldFile(t *testing.T) {
 	if want := map[string]any{"zones": []any{map[string]any{"name": "zone-a"}}}; !reflect.DeepEqual(values["config"], want) {
 		t.Errorf("config %v, want %v", values["config"], want)
 	}
+	if _, ok := values["realVMs"]; ok {
+		t.Errorf("values %v grant the engine's socket to a fake without real VMs", values)
+	}
+	if err := os.WriteFile(e.World, []byte("realVMs:\n  zones: [zone-a]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if values, err = e.fakeValues(); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]any{"enabled": true}; !reflect.DeepEqual(values["realVMs"], want) {
+		t.Errorf("realVMs values %v, want %v", values["realVMs"], want)
+	}
 	if err := os.WriteFile(e.World, []byte("zones: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -86,6 +86,18 @@ var _ = Describe("fakecloudstack chart", func() {
 		Expect(leaseBinding.Subjects).To(ConsistOf(HaveField("Name", d.Spec.Template.Spec.ServiceAccountName)))
 	})
 
+	It("mounts the node's container engine socket and runs as root only for real VMs", func() {
+		plain := typed[appsv1.Deployment](render(fake, "config.zones[0].name=zone-x"), "Deployment", fakeName).Spec.Template.Spec
+		Expect(plain.Volumes).To(ConsistOf(HaveField("Name", "config")))
+		Expect(plain.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
+
+		pod := typed[appsv1.Deployment](render(fake, "config.zones[0].name=zone-x", "realVMs.enabled=true"), "Deployment", fakeName).Spec.Template.Spec
+		Expect(pod.Volumes).To(ContainElement(corev1.Volume{Name: "docker", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
+			Path: "/var/run/docker-host.sock", Type: new(corev1.HostPathType(corev1.HostPathSocket))}}}))
+		Expect(pod.Containers[0].VolumeMounts).To(ContainElement(corev1.VolumeMount{Name: "docker", MountPath: "/var/run/docker.sock"}))
+		Expect(pod.SecurityContext.RunAsUser).To(HaveValue(BeEquivalentTo(0)))
+	})
+
 	It("takes a fixed admin token", func() {
 		r := render(fake, "adminToken=T0K3N")
 		Expect(typed[corev1.Secret](r, "Secret", fakeName+"-admin").Data).To(HaveKeyWithValue("admin-token", []byte("T0K3N")))

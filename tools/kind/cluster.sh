@@ -20,6 +20,15 @@ cluster_stopped() {
 	[[ -n $(docker ps -a --filter "label=io.x-k8s.kind.cluster=$CLUSTER_NAME" --filter status=exited --format '{{.Names}}') ]]
 }
 
+# docker_socket is the engine's socket on this machine, which the kind node offers at
+# /var/run/docker-host.sock: only the fake cloud's chart with realVMs.enabled mounts it into a
+# pod, to run its real VMs as containers next to the node.
+docker_socket() {
+	local host=${DOCKER_HOST:-unix:///var/run/docker.sock}
+	[[ $host == unix://* ]] || die "DOCKER_HOST=$host: the kind node needs the engine's unix socket"
+	echo "${host#unix://}"
+}
+
 # The kind cluster configuration: no default CNI where the node image brings a one-node bridge
 # (node-image.sh's; kind's own image runs kindnet), a kubelet that runs on cgroup v1 hosts too
 # (1.36 refuses them by default), the API server's audit log, with the e2e framework's policy,
@@ -27,7 +36,7 @@ cluster_stopped() {
 # kube-scheduler started from Karpenter's own KubeSchedulerConfiguration, as the module's
 # hack/kind/cluster.yaml does: its second profile carries the default topology spread
 # constraints Karpenter's upstream DefaultTopologySpreadConstraints specs need (make
-# e2e-upstream); the default-scheduler profile is kube-scheduler's own.
+# e2e-upstream); the default-scheduler profile is kube-scheduler's own; the engine's socket.
 cluster_config() {
 	local scheduler_config
 	scheduler_config=$(module_dir karpenter-kwok sigs.k8s.io/karpenter)/test/suites/regression/testdata
@@ -47,6 +56,8 @@ cluster_config() {
 		      - hostPath: $scheduler_config
 		        containerPath: /etc/kubernetes/karpenter-scheduler-config
 		        readOnly: true
+		      - hostPath: $(docker_socket)
+		        containerPath: /var/run/docker-host.sock
 		kubeadmConfigPatches:
 		  - |
 		    kind: KubeletConfiguration

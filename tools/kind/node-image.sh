@@ -9,8 +9,9 @@
 #           from bin/ (FROM scratch with the binary and the libraries it links; kube-proxy,
 #           which runs iptables, from the base)
 #   node    the base plus kind's own files (from the pinned kind module), kubelet, kubeadm,
-#           kubectl, crictl, capshim, containerd and CNI configuration, and the images above
-#           preloaded into containerd's k8s.io namespace
+#           kubectl, crictl, capshim, containerd and CNI configuration, cloud-init's services
+#           (they run only where a NoCloud seed is, as on the fake cloud's real VMs), and the
+#           images above preloaded into containerd's k8s.io namespace
 #
 # The binaries come from bin/ (make kind-image builds them first). Needs docker (docker.sh up).
 #
@@ -19,10 +20,14 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # kind's base image installs these (images/base/Dockerfile), less what rootless and storage
-# tests need; jq is for kind's hooks, socat and conntrack for port-forwards and kube-proxy.
-PACKAGES=systemd,containerd,runc,iptables,nftables,iproute2,containernetworking-plugins,jq,kmod,ethtool,socat,conntrack,mount,util-linux,procps,libseccomp2,ca-certificates
+# tests need; jq is for kind's hooks, socat and conntrack for port-forwards and kube-proxy;
+# cloud-init boots the fake cloud's real VMs (containers of this image) from their userdata
+# (python3-cffi-backend provides a virtual package of its dependencies debootstrap cannot pick).
+PACKAGES=systemd,containerd,runc,iptables,nftables,iproute2,containernetworking-plugins,jq,kmod,ethtool,socat,conntrack,mount,util-linux,procps,libseccomp2,ca-certificates,cloud-init,python3-cffi-backend
 SUITE=bookworm
 NAME_PREFIX=karpenter-cloudstack.local/kind
+# The image of the real VMs' test pods: the pause binary, which sleeps until it is stopped.
+WORKLOAD_IMAGE=karpenter-cloudstack.local/sleep:1
 
 need_docker
 K8S_VERSION=$(module_version kubernetes k8s.io/kubernetes)
@@ -106,6 +111,7 @@ images_stage() {
 	need_bins kubeadm kube-apiserver kube-controller-manager kube-scheduler kube-proxy etcd coredns pause
 	names=$("$BIN/kubeadm" config images list --kubernetes-version "$K8S_VERSION" 2>/dev/null) ||
 		die "bin/kubeadm config images list failed"
+	names="$names $WORKLOAD_IMAGE"
 	key=$(content_key "$names $BASE_IMAGE" "${BASH_SOURCE[0]}" "$KIND_DIR/lib.sh" "$BIN"/{kube-apiserver,kube-controller-manager,kube-scheduler,kube-proxy,etcd,coredns,pause})
 	IMAGES_TAR=$CACHE/images-$key.tar
 	PRELOADED=$names
@@ -124,7 +130,7 @@ images_stage() {
 		# the file capability the upstream image gives its non-root binary would not survive
 		# docker 20.10's build.
 		*/coredns:*) build_image "$n" scratch '["/usr/local/bin/coredns"]' coredns ;;
-		*/pause:*) build_image "$n" scratch '["/usr/local/bin/pause"]' pause ;;
+		*/pause:* | "$WORKLOAD_IMAGE") build_image "$n" scratch '["/usr/local/bin/pause"]' pause ;;
 		*) die "kubeadm names an image this script cannot build: $n" ;;
 		esac
 	done
@@ -197,12 +203,14 @@ node_stage() {
 	install -m 0755 "$BIN"/{crictl,capshim} "$rootfs/usr/local/bin/"
 	install -m 0644 "$KIND_DIR/node/containerd.toml" "$rootfs/etc/containerd/config.toml"
 	install -m 0644 "$KIND_DIR/node/10-bridge.conflist" "$rootfs/etc/cni/net.d/10-bridge.conflist"
+	install -m 0644 "$KIND_DIR/node/cloud-init.cfg" "$rootfs/etc/cloud/cloud.cfg.d/90-kind.cfg"
 	# The runtime spec every container starts from, with kind's product_uuid hook, as kind's
 	# base Dockerfile generates it.
 	ctr oci spec | jq '.hooks.createContainer[.hooks.createContainer | length] |= . + {"path": "/kind/bin/mount-product-files.sh"}' |
 		jq 'del(.process.rlimits)' >"$rootfs/etc/containerd/cri-base.json"
 	echo "$K8S_VERSION" >"$rootfs/kind/version"
-	chroot "$rootfs" systemctl enable kubelet.service containerd.service undo-mount-hacks.service >/dev/null 2>&1
+	chroot "$rootfs" systemctl enable kubelet.service containerd.service undo-mount-hacks.service \
+		cloud-init-local.service cloud-init.service cloud-config.service cloud-final.service >/dev/null 2>&1
 	chroot "$rootfs" systemctl mask systemd-binfmt.service >/dev/null 2>&1
 	step "node: preloading $(echo "$PRELOADED" | wc -w) images"
 	preload "$rootfs"

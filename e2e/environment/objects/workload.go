@@ -86,6 +86,15 @@ func Pod(name string, requests corev1.ResourceList, opts ...func(*corev1.PodSpec
 	}
 }
 
+// Image runs the pods' container from a local image, which a real kubelet must find in its
+// node's image store: nothing is pulled.
+func Image(name string) func(*corev1.PodSpec) {
+	return func(s *corev1.PodSpec) {
+		s.Containers[0].Image = name
+		s.Containers[0].ImagePullPolicy = corev1.PullNever
+	}
+}
+
 // NodeSelector pins pods to nodes with the given label.
 func NodeSelector(key, value string) func(*corev1.PodSpec) {
 	return func(s *corev1.PodSpec) {

@@ -37,6 +37,7 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/cloud"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/realvm"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
@@ -57,6 +58,8 @@ type Suite struct {
 	world *world.Model
 	// fakeState keeps the fake cloud's state in a file, so that it survives a restart.
 	fakeState bool
+	// realVMs runs the VMs it marks as containers that boot their userdata; kind only.
+	realVMs *realvm.Config
 
 	Env   *environment.Environment
 	Cloud *cloud.Client
@@ -95,12 +98,29 @@ func (s *Suite) WithWorld(model world.Model) *Suite {
 	return s
 }
 
-// worldFile writes the suite's world as a fake cloud config file in the run folder; "" without one.
+// WithRealVMs runs the VMs cfg marks as containers of the kind node image that boot their
+// userdata with cloud-init (fakecloudstack/pkg/realvm); the image is the one `make kind-up`
+// built and the containers are labelled with the run's cluster name. Kind runtime only: the
+// suite's specs are skipped elsewhere.
+func (s *Suite) WithRealVMs(cfg realvm.Config) *Suite {
+	s.realVMs = &cfg
+	return s
+}
+
+// worldFile writes the suite's world and real VMs as a fake cloud config file in the run
+// folder; "" without either.
 func (s *Suite) worldFile(runDir string) (string, error) {
-	if s.world == nil {
+	if s.world == nil && s.realVMs == nil {
 		return "", nil
 	}
-	data, err := yaml.Marshal(map[string]any{"world": s.world})
+	config := map[string]any{}
+	if s.world != nil {
+		config["world"] = s.world
+	}
+	if s.realVMs != nil {
+		config["realVMs"] = s.realVMs
+	}
+	data, err := yaml.Marshal(config)
 	if err != nil {
 		return "", fmt.Errorf("encoding the suite's world, %w", err)
 	}
@@ -143,6 +163,14 @@ func (s *Suite) setUp(ctx SpecContext) {
 	runtime, err := environment.RuntimeFromEnv()
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("run folder %s (%s runtime)\n", paths.RunDir, runtime.Name())
+	if s.realVMs != nil {
+		if runtime != environment.Kind {
+			Skip("real VMs are containers next to the kind node: E2E_RUNTIME=kind")
+		}
+		s.realVMs.Owner = settings.ClusterName
+		s.realVMs.Image, err = paths.KindNodeImage()
+		Expect(err).NotTo(HaveOccurred())
+	}
 	worldFile, err := s.worldFile(paths.RunDir)
 	Expect(err).NotTo(HaveOccurred())
 	opts := environment.Options{

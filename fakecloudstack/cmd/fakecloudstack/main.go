@@ -102,10 +102,14 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 			return err
 		}
 	}
+	real, err := startRealVMs(ctx, cfg.RealVMs, srv.Store(), log)
+	if err != nil {
+		return err
+	}
 	if f.kubeconfig != "" {
 		kubeconfigs := strings.Split(f.kubeconfig, ",")
 		for _, kubeconfig := range kubeconfigs {
-			if err := startNodeSimulator(ctx, kubeconfig, len(kubeconfigs) > 1, srv.Store(), log); err != nil {
+			if err := startNodeSimulator(ctx, kubeconfig, len(kubeconfigs) > 1, srv.Store(), real, log); err != nil {
 				return err
 			}
 		}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesim"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesource"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/realvm"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/store"
 )
 
@@ -40,12 +41,16 @@ const (
 // startNodeSimulator runs the simulator in the background until ctx ends. With shared, the
 // cloud serves several clusters and this one gets only the VMs whose userdata joins its API
 // server, as a kubelet joins the cluster its bootstrap configuration names.
-func startNodeSimulator(ctx context.Context, kubeconfig string, shared bool, st *store.Store, log *slog.Logger) error {
+// With real VMs, the simulator gets only the others.
+func startNodeSimulator(ctx context.Context, kubeconfig string, shared bool, st *store.Store, real *realvm.Runner, log *slog.Logger) error {
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig %s, %w", kubeconfig, err)
 	}
 	var src nodesim.Source = nodesource.New(st)
+	if real != nil {
+		src = real.Simulated(src)
+	}
 	if shared {
 		server, err := url.Parse(restConfig.Host)
 		if err != nil || server.Host == "" {
@@ -65,4 +70,23 @@ func startNodeSimulator(ctx context.Context, kubeconfig string, shared bool, st 
 		}
 	}()
 	return nil
+}
+
+// startRealVMs runs the VMs cfg marks as containers of its engine until ctx ends; nil when
+// cfg is absent.
+func startRealVMs(ctx context.Context, cfg *realvm.Config, st *store.Store, log *slog.Logger) (*realvm.Runner, error) {
+	if cfg == nil {
+		return nil, nil
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := cfg.WithDefaults()
+	engine, err := realvm.NewDocker(c.DockerHost)
+	if err != nil {
+		return nil, err
+	}
+	runner := realvm.New(c, engine, nodesource.New(st), st, log)
+	go runner.Run(ctx)
+	return runner, nil
 }

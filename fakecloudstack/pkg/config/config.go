@@ -26,6 +26,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/faults"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/jobs"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/realvm"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/world"
 )
 
@@ -51,6 +52,9 @@ type Config struct {
 	// custom shape (default 0, none).
 	ServiceOfferingCPUCoresMax   int `json:"serviceOfferingCPUCoresMax,omitempty"`
 	ServiceOfferingRAMSizeMaxMiB int `json:"serviceOfferingRAMSizeMaxMiB,omitempty"`
+	// RealVMs runs the VMs of some offerings or zones as containers that boot their userdata
+	// (pkg/realvm); off when absent.
+	RealVMs *realvm.Config `json:"realVMs,omitempty"`
 	// Seed makes latency sampling and fault probabilities repeatable.
 	Seed uint64 `json:"seed,omitempty"`
 }

@@ -104,3 +104,20 @@ func TestDefaultWorld(t *testing.T) {
 		t.Fatal("a network in an unknown zone must fail")
 	}
 }
+
+func TestRealVMsAreOffUnlessConfigured(t *testing.T) {
+	c, err := Load(write(t, "seed: 1\n"))
+	if err != nil || c.RealVMs != nil {
+		t.Fatalf("without realVMs: %+v, %v", c.RealVMs, err)
+	}
+	c, err = Load(write(t, "realVMs:\n  offerings: [gp.medium]\n  max: 2\n  image: node:1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.RealVMs; r == nil || !slices.Equal(r.Offerings, []string{"gp.medium"}) || r.Max != 2 || r.Image != "node:1" || r.Validate() != nil {
+		t.Errorf("realVMs %+v", r)
+	}
+	if _, err := Load(write(t, "realVMs:\n  offering: gp.medium\n")); err == nil {
+		t.Error("a misspelt realVMs field was accepted")
+	}
+}

@@ -101,9 +101,9 @@ func capacity(vm VM, reg Registration, opts Options) corev1.ResourceList {
 	return c
 }
 
-// allocatable is capacity minus kube and system reservations and the hard eviction thresholds,
-// floored at zero, as the kubelet computes it.
-func allocatable(capacity corev1.ResourceList, reg Registration) corev1.ResourceList {
+// AllocatableOf is capacity minus kube and system reservations and the hard eviction thresholds,
+// floored at zero, as the kubelet computes it; the e2e suites hold a real kubelet to it.
+func AllocatableOf(capacity corev1.ResourceList, reg Registration) corev1.ResourceList {
 	thresholds := reg.EvictionHard
 	if thresholds == nil {
 		thresholds = nodeallocatable.DefaultEvictionHard()
@@ -184,7 +184,7 @@ func desiredNode(vm VM, reg Registration, opts Options) *corev1.Node {
 		Spec: corev1.NodeSpec{ProviderID: reg.ProviderID, Taints: registrationTaints(reg)},
 		Status: corev1.NodeStatus{
 			Capacity:    c,
-			Allocatable: allocatable(c, reg),
+			Allocatable: AllocatableOf(c, reg),
 			Addresses:   addresses(vm, reg),
 			NodeInfo:    corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: arch(vm), BootID: vm.BootID},
 		},

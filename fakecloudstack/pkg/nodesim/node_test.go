@@ -125,7 +125,7 @@ func TestDesiredNodeDefaults(t *testing.T) {
 }
 
 func TestAllocatableIsFlooredAtZero(t *testing.T) {
-	got := allocatable(resources("cpu", "1", "memory", "1Gi"), Registration{KubeReserved: resources("cpu", "2", "memory", "2Gi")})
+	got := AllocatableOf(resources("cpu", "1", "memory", "1Gi"), Registration{KubeReserved: resources("cpu", "2", "memory", "2Gi")})
 	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 		if q := got[name]; !q.IsZero() {
 			t.Errorf("allocatable %s = %s, want 0", name, q.String())

@@ -192,5 +192,5 @@ func rootDisk(vm VM, opts Options) resource.Quantity {
 // Allocatable is what the kubelet started by reg reports on vm: the Node's capacity less the
 // reservations and hard eviction thresholds of the userdata.
 func Allocatable(vm VM, reg Registration, opts Options) corev1.ResourceList {
-	return allocatable(capacity(vm, reg, opts.withDefaults()), reg)
+	return AllocatableOf(capacity(vm, reg, opts.withDefaults()), reg)
 }

@@ -212,3 +212,19 @@ func TestPlacementsApartSeeEachOther(t *testing.T) {
 		t.Error("no member took host-0, which only a VM of another group holds")
 	}
 }
+
+func TestAGuestsAddressReplacesTheAssignedOne(t *testing.T) {
+	s := newTestStore(t)
+	vm := insert(t, s, "real", Running)
+	before := s.AllVMs()[0].NICs
+	if err := s.SetVMAddress(vm.ID, "172.18.0.5"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.VM(vm.ID)
+	if got.NICs[0].IP != "172.18.0.5" || got.NICs[0].MAC != before[0].MAC || before[0].IP == "172.18.0.5" {
+		t.Errorf("NIC %+v, was %+v", got.NICs[0], before[0])
+	}
+	if err := s.SetVMAddress("nope", "172.18.0.6"); err == nil {
+		t.Error("set the address of a VM that does not exist")
+	}
+}

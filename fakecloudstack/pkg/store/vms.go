@@ -17,6 +17,7 @@ limitations under the License.
 package store
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -134,6 +135,23 @@ func (s *Store) updateLocked(id string, change func(*VM)) (VM, bool) {
 		s.notify()
 	}
 	return *vm, true
+}
+
+// SetVMAddress gives the VM's first NIC the address its guest got elsewhere (a real VM's
+// container engine), so that answers show the address the guest has.
+func (s *Store) SetVMAddress(id, ip string) error {
+	_, ok := s.UpdateVM(id, func(vm *VM) {
+		if len(vm.NICs) == 0 {
+			return
+		}
+		nics := slices.Clone(vm.NICs)
+		nics[0].IP = ip
+		vm.NICs = nics
+	})
+	if !ok {
+		return fmt.Errorf("setting the address of VM %s: no such VM", id)
+	}
+	return nil
 }
 
 // ExpungeVM removes a VM and its tags for good; its id keeps resolving to an empty result.

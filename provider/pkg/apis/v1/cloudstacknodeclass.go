@@ -222,6 +222,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'template' || (has(self.template) && size(self.template) > 0)",message="spec.bootstrap.template is required when spec.bootstrap.mode is template: set the Go template that renders the userdata"
 // +kubebuilder:validation:XValidation:rule="!has(self.template) || (has(self.mode) && self.mode == 'template')",message="spec.bootstrap.template is only used in template mode: set spec.bootstrap.mode to template or remove the template"
 // +kubebuilder:validation:XValidation:rule="!has(self.kubeadmConfigVersion) || !has(self.mode) || self.mode == 'kubeadm'",message="spec.bootstrap.kubeadmConfigVersion is only used in kubeadm mode: remove it or set spec.bootstrap.mode to kubeadm"
+// +kubebuilder:validation:XValidation:rule="!has(self.ignorePreflightErrors) || !has(self.mode) || self.mode == 'kubeadm'",message="spec.bootstrap.ignorePreflightErrors is only used in kubeadm mode: remove it or set spec.bootstrap.mode to kubeadm"
 type Bootstrap struct {
 	// Mode is kubeadm (the provider renders a kubeadm join) or template (your Go template).
 	// +kubebuilder:default=kubeadm
@@ -237,6 +238,13 @@ type Bootstrap struct {
 	// kubeadm.
 	// +optional
 	KubeadmConfigVersion KubeadmConfigVersion `json:"kubeadmConfigVersion,omitempty"`
+	// IgnorePreflightErrors are kubeadm join's preflight checks whose errors only warn (mode
+	// kubeadm), for templates that fail a check on purpose, such as SystemVerification on a
+	// cgroup v1 host whose kubelet runs with failCgroupV1 false.
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=128
+	// +optional
+	IgnorePreflightErrors []string `json:"ignorePreflightErrors,omitempty"`
 	// APIServerEndpoint overrides the auto-detected host:port nodes join.
 	// +kubebuilder:validation:Pattern=`^[^/\s]+:[0-9]+$`
 	// +optional

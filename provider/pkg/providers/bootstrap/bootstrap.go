@@ -112,7 +112,7 @@ func render(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
 	if nodeClass.BootstrapMode() == v1.BootstrapModeTemplate {
 		return renderTemplate(nodeClass.Spec.Bootstrap.Template, data)
 	}
-	return renderKubeadm(data, nodeClass.KubeadmConfigVersion())
+	return renderKubeadm(data, nodeClass.KubeadmConfigVersion(), lo.FromPtr(nodeClass.Spec.Bootstrap).IgnorePreflightErrors)
 }
 
 func (p *DefaultProvider) data(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (*Data, error) {

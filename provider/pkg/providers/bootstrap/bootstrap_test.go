@@ -239,6 +239,16 @@ var _ = Describe("UserData", func() {
 		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeKubeadm, APIServerEndpoint: "lb.example:6443"}
 		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("apiServerEndpoint: lb.example:6443"))
 	})
+	It("lets kubeadm's preflight only warn about the checks the NodeClass names", func() {
+		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).NotTo(ContainSubstring("ignorePreflightErrors"))
+		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeKubeadm, IgnorePreflightErrors: []string{"SystemVerification"}}
+		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("      ignorePreflightErrors:\n      - SystemVerification\n"))
+	})
+	It("turns IPv4 forwarding on before the join, which kubeadm's preflight requires", func() {
+		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
+		Expect(userData).To(ContainSubstring("runcmd:\n- [sysctl, -w, net.ipv4.ip_forward=1]\n- [kubeadm, join"))
+		Expect(userData).To(ContainSubstring("- path: /etc/sysctl.d/90-kubernetes.conf\n  content: |\n    net.ipv4.ip_forward = 1\n"))
+	})
 	It("carries the registration contract and the launch's labels", func() {
 		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, map[string]string{corev1.LabelTopologyZone: "zone-a"})))
 		Expect(strings.SplitN(userData, "\n", 2)[0]).To(Equal("## template: jinja"))

@@ -92,10 +92,10 @@ func documentedTemplates() map[string]string {
 
 var _ = Describe("Golden userdata", func() {
 	It("renders a kubeadm v1beta4 JoinConfiguration", func() {
-		expectGolden("kubeadm.golden", lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4)))
+		expectGolden("kubeadm.golden", lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4, nil)))
 	})
 	It("renders a kubeadm v1beta3 JoinConfiguration, kubeletExtraArgs as a map", func() {
-		expectGolden("kubeadm-v1beta3.golden", lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta3)))
+		expectGolden("kubeadm-v1beta3.golden", lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta3, nil)))
 	})
 	It("renders every documented template with the same data", func() {
 		for name, template := range documentedTemplates() {
@@ -103,15 +103,15 @@ var _ = Describe("Golden userdata", func() {
 		}
 	})
 	It("merges a user cloud-config before the join", func() {
-		ours := lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4))
+		ours := lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4, nil))
 		expectGolden("merged-cloud-config.golden", lo.Must(merge(userCloudConfig, ours)))
 	})
 	It("merges a user script before the join", func() {
-		ours := lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4))
+		ours := lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4, nil))
 		expectGolden("merged-script.golden", lo.Must(merge(userScript, ours)))
 	})
 	It("keeps every part of a user MIME archive", func() {
-		ours := lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4))
+		ours := lo.Must(renderKubeadm(goldenData(), v1.KubeadmConfigV1beta4, nil))
 		expectGolden("merged-multipart.golden", lo.Must(merge(userMIME, ours)))
 	})
 })

@@ -34,7 +34,9 @@ const joinConfigPath = "/run/karpenter/kubeadm-join.yaml"
 // kubeadmCloudConfig joins the node with kubeadm; the three %s are the node name, the
 // JoinConfiguration indented into its block scalar and its path. The jinja header makes
 // cloud-init substitute the instance id into the providerID; merge_how appends our lists to
-// those of a user cloud-config part instead of replacing them.
+// those of a user cloud-config part instead of replacing them. IPv4 forwarding, which
+// kubeadm's preflight requires and a stock template leaves off, is turned on for this boot
+// and the next ones.
 const kubeadmCloudConfig = `## template: jinja
 #cloud-config
 merge_how:
@@ -44,12 +46,16 @@ merge_how:
   settings: [no_replace, recurse_list]
 hostname: %[1]s
 write_files:
+- path: /etc/sysctl.d/90-kubernetes.conf
+  content: |
+    net.ipv4.ip_forward = 1
 - path: %[3]s
   owner: root:root
   permissions: "0600"
   content: |
 %[2]s
 runcmd:
+- [sysctl, -w, net.ipv4.ip_forward=1]
 - [kubeadm, join, --config, %[3]s]
 `
 
@@ -69,11 +75,12 @@ type joinConfiguration struct {
 		Name             string `json:"name"`
 		KubeletExtraArgs any    `json:"kubeletExtraArgs"`
 		// Taints is empty rather than absent: absent makes kubeadm add its own defaults.
-		Taints []struct{} `json:"taints"`
+		Taints                []struct{} `json:"taints"`
+		IgnorePreflightErrors []string   `json:"ignorePreflightErrors,omitempty"`
 	} `json:"nodeRegistration"`
 }
 
-func renderKubeadm(d *Data, version v1.KubeadmConfigVersion) (string, error) {
+func renderKubeadm(d *Data, version v1.KubeadmConfigVersion, ignorePreflightErrors []string) (string, error) {
 	jc := joinConfiguration{APIVersion: "kubeadm.k8s.io/" + string(version), Kind: "JoinConfiguration"}
 	jc.Discovery.BootstrapToken.APIServerEndpoint = d.APIServerEndpoint
 	jc.Discovery.BootstrapToken.Token = d.Token
@@ -84,6 +91,7 @@ func renderKubeadm(d *Data, version v1.KubeadmConfigVersion) (string, error) {
 		jc.NodeRegistration.KubeletExtraArgs = lo.SliceToMap(d.KubeletArgs, func(a Arg) (string, string) { return a.Name, a.Value })
 	}
 	jc.NodeRegistration.Taints = []struct{}{}
+	jc.NodeRegistration.IgnorePreflightErrors = ignorePreflightErrors
 	doc, err := yaml.Marshal(jc)
 	if err != nil {
 		return "", fmt.Errorf("encoding the kubeadm JoinConfiguration, %w", err)
