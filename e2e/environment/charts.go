@@ -91,13 +91,17 @@ func (s Settings) FakeChartValues(worldFile string) (map[string]any, error) {
 	return values, nil
 }
 
-// providerValues are the provider's chart values with the run's settings as controller.env.
-func (e *Environment) providerValues() map[string]any { return e.ProviderChartValues(e.ProviderEnv) }
+// providerValues are the provider's chart values with the run's settings as controller.env
+// and its replicas.
+func (e *Environment) providerValues() map[string]any {
+	values := e.ProviderChartValues(e.ProviderEnv)
+	values["replicas"] = max(1, e.Replicas)
+	return values
+}
 
 // ProviderChartValues are docs/install.md's values pointed at the in-cluster fake cloud, the
 // given KEY=VALUE settings as controller.env, and one replica: the chart's two each request a
-// CPU, and the kind node has the machine's cores (two here), most of them requested by the
-// control plane.
+// CPU and go to nodes of their own, which a one-node kind cluster has not.
 func (s Settings) ProviderChartValues(env []string) map[string]any {
 	return map[string]any{
 		"cloudstack": map[string]any{

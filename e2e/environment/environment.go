@@ -79,6 +79,9 @@ type Options struct {
 	// SharedCloud starts no fake cloud: the provider uses the one at FakePort with the same
 	// keys, which another environment of the run started (two clusters, one cloud).
 	SharedCloud bool
+	// ProviderReplicas asks for that many replicas of the provider electing a leader, where
+	// the runtime can run them (Runtime.ProviderReplicas); zero is one.
+	ProviderReplicas int
 	// PeerKubeconfigs are more clusters the fake cloud's node simulator serves: each gets the
 	// VMs whose userdata joins its API server.
 	PeerKubeconfigs []string
@@ -111,6 +114,9 @@ type Environment struct {
 	// AuditStart is where this run's part of the API server's audit log starts: the kind
 	// cluster's log holds the runs before it too.
 	AuditStart int64
+	// Replicas are the provider's replicas: ProviderReplicas where the runtime can run them,
+	// otherwise as many as it can.
+	Replicas int
 
 	// life bounds the processes of a bound environment: not the context of whichever spec
 	// happened to start or restart them.
@@ -157,6 +163,11 @@ func StartCluster(ctx context.Context, o Options) (*Environment, error) {
 	case NoProvisioner:
 		return e, InstallCRDs(ctx, e.Client, e.CRDDir())
 	}
+	most, err := e.Runtime.ProviderReplicas(ctx, e)
+	if err != nil {
+		return e, err
+	}
+	e.Replicas = max(1, min(e.ProviderReplicas, most))
 	return e, e.Runtime.InstallOurs(ctx, e)
 }
 

@@ -190,11 +190,12 @@ func TestKindCCMIsADeploymentOfTheLocalImageReachingTheFakeInCluster(t *testing.
 	}
 }
 
-func TestSimulatedNodesLeaveTheClustersControlPlaneOut(t *testing.T) {
+func TestSimulatedNodesLeaveTheClustersOwnNodesOut(t *testing.T) {
 	for labels, want := range map[string]bool{
 		"":                                       true,
 		"karpenter.sh/nodepool=default":          true,
 		"node-role.kubernetes.io/control-plane=": false,
+		ClusterNodeLabel + "=true":               false,
 	} {
 		set := map[string]string{}
 		if k, v, ok := strings.Cut(labels, "="); ok {
@@ -246,7 +247,7 @@ func TestKindReachesTheKwokProviderOnTheSettingsPorts(t *testing.T) {
 
 func TestKindMeasuresEveryComponentByAPod(t *testing.T) {
 	for _, name := range append([]string{component.FakeCloudName, component.ProviderName, KwokProviderName}, controlPlane...) {
-		if _, ok := kindPods[name]; !ok {
+		if _, ok := Kind.(kind).pods()[name]; !ok {
 			t.Errorf("no pod stands for %s", name)
 		}
 	}
@@ -312,6 +313,38 @@ func TestKwokValuesPassCoreSettingsTheChartWritesThroughItsValues(t *testing.T) 
 	for _, g := range []string{"staticCapacity", "spotToSpotConsolidation", "nodeRepair", "capacityBuffer", "podDeletionCostManagement"} {
 		if gates[g] != false {
 			t.Errorf("feature gate %s = %v, want Karpenter's default false", g, gates[g])
+		}
+	}
+}
+
+func TestClusterNodesAreThoseNoRunSimulated(t *testing.T) {
+	for _, c := range []struct {
+		node corev1.Node
+		want bool
+	}{
+		{corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "kind-worker"}}, true},
+		{corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "kwok", Annotations: map[string]string{kwokNodeAnnotation: "fake"}}}, false},
+		// The fake cloud's node simulator takes the annotation off a silenced node.
+		{corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "silent", Labels: map[string]string{"karpenter.sh/nodepool": "default"}}}, false},
+	} {
+		if got := clusterNode(&c.node); got != c.want {
+			t.Errorf("clusterNode(%s) = %v, want %v", c.node.Name, got, c.want)
+		}
+	}
+}
+
+func TestTheProviderTakesNodesWhoseTaintsItTolerates(t *testing.T) {
+	for _, c := range []struct {
+		taints []corev1.Taint
+		want   bool
+	}{
+		{nil, true},
+		{[]corev1.Taint{{Key: "CriticalAddonsOnly", Effect: corev1.TaintEffectNoSchedule}}, true},
+		{[]corev1.Taint{{Key: "node-role.kubernetes.io/control-plane", Effect: corev1.TaintEffectNoSchedule}}, false},
+		{[]corev1.Taint{{Key: "soft", Effect: corev1.TaintEffectPreferNoSchedule}}, true},
+	} {
+		if got := tolerated(c.taints); got != c.want {
+			t.Errorf("tolerated(%v) = %v, want %v", c.taints, got, c.want)
 		}
 	}
 }

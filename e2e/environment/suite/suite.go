@@ -57,6 +57,8 @@ type Suite struct {
 	world *world.Model
 	// fakeState keeps the fake cloud's state in a file, so that it survives a restart.
 	fakeState bool
+	// replicas asks for that many replicas of the provider where the runtime runs them.
+	replicas int
 
 	Env   *environment.Environment
 	Cloud *cloud.Client
@@ -118,6 +120,13 @@ func (s *Suite) WithFakeState() *Suite {
 	return s
 }
 
+// WithProviderReplicas asks for n replicas of the provider electing a leader, where the
+// runtime can run them (s.Env.Replicas says how many run); call it where the suite is declared.
+func (s *Suite) WithProviderReplicas(n int) *Suite {
+	s.replicas = n
+	return s
+}
+
 // Run runs the specs of a suite package; its Test function calls it.
 func Run(t *testing.T, description string) {
 	RegisterFailHandler(Fail)
@@ -154,6 +163,7 @@ func (s *Suite) setUp(ctx SpecContext) {
 		ProviderIdentity: identity,
 		CCM:              s.ccm,
 		FakeState:        s.fakeState,
+		ProviderReplicas: s.replicas,
 	}
 	if s.peered {
 		s.Env, err = s.startWithPeer(ctx, opts)
