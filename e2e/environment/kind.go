@@ -71,10 +71,6 @@ func (kind) StartCluster(ctx context.Context, e *Environment) error {
 	if err != nil {
 		return err
 	}
-	// Before the clearing, which deletes every Node but those.
-	if err := markClusterNodes(ctx, kube, true); err != nil {
-		return err
-	}
 	return clearRun(ctx, kube)
 }
 

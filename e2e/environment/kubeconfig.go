@@ -30,6 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -149,40 +150,38 @@ func (kubeconfigCluster) AuditLogPath(*Environment) string { return os.Getenv(Au
 // whatever the others did.
 func (k kubeconfigCluster) remove(ctx context.Context, e *Environment, kube client.Client) error {
 	errs := []error{k.kind.StopCluster(ctx, e), e.kwok(ctx, "delete")}
-	crds := &apiextensionsv1.CustomResourceDefinitionList{}
-	errs = append(errs, deleteOwned(ctx, kube, crds, &apiextensionsv1.CustomResourceDefinition{}),
+	errs = append(errs, deleteOwned(ctx, kube, &apiextensionsv1.CustomResourceDefinitionList{}),
 		markClusterNodes(ctx, kube, false),
-		deleteOwned(ctx, kube, &corev1.NamespaceList{}, &corev1.Namespace{}))
+		deleteOwned(ctx, kube, &corev1.NamespaceList{}))
 	return errors.Join(errs...)
 }
 
-// deleteOwned deletes every object of list's kind that carries ownedLabel, and waits until
-// they are gone.
-func deleteOwned(ctx context.Context, kube client.Client, list client.ObjectList, obj client.Object) error {
+// deleteOwned deletes every object of list's kind that carries ownedLabel, one by one
+// (namespaces take no collection delete), and waits until they are gone.
+func deleteOwned(ctx context.Context, kube client.Client, list client.ObjectList) error {
 	owned := client.HasLabels{ownedLabel}
-	if err := kube.DeleteAllOf(ctx, obj, owned); err != nil {
-		return fmt.Errorf("deleting the run's %T, %w", obj, err)
+	if err := kube.List(ctx, list, owned); err != nil {
+		return fmt.Errorf("listing the run's %T, %w", list, err)
 	}
-	err := wait.PollUntilContextTimeout(ctx, time.Second, removeTimeout, true, func(ctx context.Context) (bool, error) {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	for _, item := range items {
+		if err := client.IgnoreNotFound(kube.Delete(ctx, item.(client.Object))); err != nil {
+			return fmt.Errorf("deleting %s, %w", item.(client.Object).GetName(), err)
+		}
+	}
+	err = wait.PollUntilContextTimeout(ctx, time.Second, removeTimeout, true, func(ctx context.Context) (bool, error) {
 		if err := kube.List(ctx, list, owned); err != nil {
 			return false, err
 		}
-		return listEmpty(list), nil
+		return meta.LenList(list) == 0, nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for the run's %T to go, %w", obj, err)
+		return fmt.Errorf("waiting for the run's %T to go, %w", list, err)
 	}
 	return nil
-}
-
-func listEmpty(list client.ObjectList) bool {
-	switch l := list.(type) {
-	case *apiextensionsv1.CustomResourceDefinitionList:
-		return len(l.Items) == 0
-	case *corev1.NamespaceList:
-		return len(l.Items) == 0
-	}
-	return false
 }
 
 // ownedCRDs are the CRDs the charts and the KWOK provider's environment install: ours and
