@@ -97,13 +97,20 @@ func (kind) InstallOurs(ctx context.Context, e *Environment) error {
 		return err
 	}
 	fakeValues, err := e.fakeValues()
+	if err == nil {
+		fakeValues, err = withUserValues(fakeRelease, fakeValues)
+	}
 	if err != nil {
 		return err
 	}
 	if err := InstallFakeCloud(ctx, e.Kubeconfig(), e.Root, fakeValues); err != nil {
 		return err
 	}
-	if err := InstallProvider(ctx, e.Kubeconfig(), e.Root, providerRelease, providerNamespace, e.providerValues()); err != nil {
+	providerValues, err := withUserValues(providerRelease, e.providerValues())
+	if err != nil {
+		return err
+	}
+	if err := InstallProvider(ctx, e.Kubeconfig(), e.Root, providerRelease, providerNamespace, providerValues); err != nil {
 		return err
 	}
 	if e.ProviderIdentity != nil {

@@ -348,3 +348,26 @@ func TestTheProviderTakesNodesWhoseTaintsItTolerates(t *testing.T) {
 		}
 	}
 }
+
+func TestUserValuesAreLaidOverTheRunsByRelease(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "karpenter-cloudstack.yaml"), []byte("controller:\n  resources:\n    limits: {memory: 8Gi}\nreplicas: 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ChartValuesEnv, dir)
+	run := map[string]any{"replicas": 1, "controller": map[string]any{"env": []any{"A"}}}
+	got, err := withUserValues("karpenter-cloudstack", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"replicas": float64(3), "controller": map[string]any{"env": []any{"A"}, "resources": map[string]any{"limits": map[string]any{"memory": "8Gi"}}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("values %v, want %v", got, want)
+	}
+	if run["replicas"] != 1 {
+		t.Errorf("the run's values were changed: %v", run)
+	}
+	if got, err := withUserValues("fake", run); err != nil || !reflect.DeepEqual(got, run) {
+		t.Errorf("a release without a file got %v, %v", got, err)
+	}
+}
