@@ -51,11 +51,7 @@ func markClusterNodes(ctx context.Context, kube client.Client, mark bool) error 
 	if err := kube.List(ctx, nodes); err != nil {
 		return fmt.Errorf("listing nodes, %w", err)
 	}
-	value := "null"
-	if mark {
-		value = `"true"`
-	}
-	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:%s}}}`, ClusterNodeLabel, value))
+	patch := labelPatch(ClusterNodeLabel, mark)
 	for i := range nodes.Items {
 		n := &nodes.Items[i]
 		if _, marked := n.Labels[ClusterNodeLabel]; !clusterNode(n) || marked == mark {
@@ -66,4 +62,13 @@ func markClusterNodes(ctx context.Context, kube client.Client, mark bool) error 
 		}
 	}
 	return nil
+}
+
+// labelPatch sets the label key to "true" (set) or removes it.
+func labelPatch(key string, set bool) client.Patch {
+	value := "null"
+	if set {
+		value = `"true"`
+	}
+	return client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:%s}}}`, key, value))
 }

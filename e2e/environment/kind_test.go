@@ -32,6 +32,8 @@ import (
 	k8slabels "k8s.io/apimachinery/pkg/labels"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
+	"k8s.io/client-go/kubernetes/scheme"
+	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func kindEnvironment(t *testing.T) *Environment {
@@ -369,5 +371,32 @@ func TestUserValuesAreLaidOverTheRunsByRelease(t *testing.T) {
 	}
 	if got, err := withUserValues("fake", run); err != nil || !reflect.DeepEqual(got, run) {
 		t.Errorf("a release without a file got %v, %v", got, err)
+	}
+}
+
+// A cluster with workers keeps them through a clearing, whoever took their mark off before.
+func TestClearingARunKeepsTheClustersOwnNodes(t *testing.T) {
+	node := func(name string, labels, annotations map[string]string) *corev1.Node {
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: annotations}}
+	}
+	kube := crfake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		node("control-plane", map[string]string{"node-role.kubernetes.io/control-plane": ""}, nil),
+		node("worker", nil, nil),
+		node("simulated", nil, map[string]string{kwokNodeAnnotation: "fake"}),
+		node("silenced", map[string]string{"karpenter.sh/nodepool": "default"}, nil),
+	).Build()
+	if err := clearRun(t.Context(), kube); err != nil {
+		t.Fatal(err)
+	}
+	nodes := &corev1.NodeList{}
+	if err := kube.List(t.Context(), nodes); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, n := range nodes.Items {
+		left = append(left, n.Name+"="+n.Labels[ClusterNodeLabel])
+	}
+	if want := []string{"control-plane=true", "worker=true"}; !slices.Equal(left, want) {
+		t.Errorf("nodes left %v, want %v", left, want)
 	}
 }

@@ -32,7 +32,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -213,7 +212,7 @@ func labelOwnedCRDs(ctx context.Context, e *Environment) error {
 	if err != nil {
 		return err
 	}
-	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:"true"}}}`, ownedLabel))
+	patch := labelPatch(ownedLabel, true)
 	for _, name := range names {
 		crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		if err := client.IgnoreNotFound(e.Client.Patch(ctx, crd, patch)); err != nil {

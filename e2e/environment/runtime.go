@@ -91,12 +91,14 @@ var runtimes = []Runtime{Binary, Kind, Kubeconfig}
 
 // RuntimeNamed is the runtime of the given name.
 func RuntimeNamed(name string) (Runtime, error) {
+	byName := map[string]Runtime{}
 	var names []string
 	for _, r := range runtimes {
-		if r.Name() == name {
-			return r, nil
-		}
+		byName[r.Name()] = r
 		names = append(names, r.Name())
+	}
+	if r, ok := byName[name]; ok {
+		return r, nil
 	}
 	return nil, fmt.Errorf("unknown runtime %q, want one of %s", name, strings.Join(names, ", "))
 }
