@@ -19,8 +19,9 @@ limitations under the License.
 // simulator and the provider (or Karpenter's KWOK provider, the benchmarks' baseline), and the
 // CCM when asked for. Where the cluster comes from and where those components run is the
 // Runtime's: kwokctl's binary runtime (binary.go), every component a real process with its
-// log under the run folder, or the kind cluster of `make kind-up` (kind.go), the components
-// installed in it with their charts.
+// log under the run folder, the kind cluster of `make kind-up` (kind.go), the components
+// installed in it with their charts, or an existing cluster a kubeconfig names (kubeconfig.go),
+// which also gets kwok and is left as it was found.
 package environment
 
 import (
