@@ -83,7 +83,7 @@ e2e-smoke: test-tools build ## The e2e smoke subset (under 5 minutes)
 	$(TEST_ENV) $(GO) test -timeout 15m $(E2E_FLAGS) -ginkgo.timeout 12m -ginkgo.label-filter=smoke
 
 .PHONY: e2e
-e2e: test-tools $(CLOUDSTACK_CCM) build ## All e2e suites on a KWOK cluster (E2E_RUNTIME=binary|kind)
+e2e: test-tools $(CLOUDSTACK_CCM) build ## All e2e suites on a KWOK cluster (E2E_RUNTIME=binary|kind|kubeconfig)
 	$(TEST_ENV) $(GO) test -timeout 90m $(E2E_FLAGS) -ginkgo.timeout 85m
 
 MODULE_PATTERNS := $(addprefix ./,$(addsuffix /...,$(MODULES)))

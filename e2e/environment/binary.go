@@ -18,6 +18,7 @@ package environment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -133,10 +134,24 @@ func (binary) InstallKwokProvider(context.Context, *Environment) error { return 
 
 func (binary) KwokProvider(e *Environment) component.Component { return e.kwokProviderProcess() }
 
+// ProviderReplicas is one: the provider is a process of the run, leader election off.
+func (binary) ProviderReplicas(context.Context, *Environment) (int, error) { return 1, nil }
+
+// DeleteLeader refuses: with one process there is no leader to hand over from.
+func (binary) DeleteLeader(context.Context, *Environment) error {
+	return errors.New("deleting the provider's leader: the binary runtime runs one provider process, with leader election off")
+}
+
 func (binary) Kill(e *Environment, name string) error { return e.Runner.Kill(name) }
 
 // Revive starts the process again on the same ports, bound to the environment's life.
 func (binary) Revive(ctx context.Context, e *Environment, name string) error {
+	return e.startAgain(ctx, name)
+}
+
+// startAgain starts a stopped process of the run again, bound to the environment's life, and
+// waits until it is ready.
+func (e *Environment) startAgain(ctx context.Context, name string) error {
 	c, ok := e.Runner.Component(name)
 	if !ok {
 		return fmt.Errorf("reviving %s, never started", name)

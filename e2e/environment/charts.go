@@ -19,6 +19,7 @@ package environment
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,13 +96,17 @@ func (s Settings) FakeChartValues(worldFile string) (map[string]any, error) {
 	return values, nil
 }
 
-// providerValues are the provider's chart values with the run's settings as controller.env.
-func (e *Environment) providerValues() map[string]any { return e.ProviderChartValues(e.ProviderEnv) }
+// providerValues are the provider's chart values with the run's settings as controller.env
+// and its replicas.
+func (e *Environment) providerValues() map[string]any {
+	values := e.ProviderChartValues(e.ProviderEnv)
+	values["replicas"] = max(1, e.Replicas)
+	return values
+}
 
 // ProviderChartValues are docs/install.md's values pointed at the in-cluster fake cloud, the
 // given KEY=VALUE settings as controller.env, and one replica: the chart's two each request a
-// CPU, and the kind node has the machine's cores (two here), most of them requested by the
-// control plane.
+// CPU and go to nodes of their own, which a one-node kind cluster has not.
 func (s Settings) ProviderChartValues(env []string) map[string]any {
 	return map[string]any{
 		"cloudstack": map[string]any{
@@ -123,4 +128,43 @@ func chartEnv(settings []string) []any {
 		env = append(env, map[string]any{"name": name, "value": value})
 	}
 	return env
+}
+
+// ChartValuesEnv names a folder of values files, <release>.yaml, laid over the values a run
+// gives each chart it installs on kind or a kubeconfig's cluster: resources for a larger run.
+const ChartValuesEnv = "E2E_CHART_VALUES"
+
+// withUserValues lays the file ChartValuesEnv holds for release over values.
+func withUserValues(release string, values map[string]any) (map[string]any, error) {
+	dir := os.Getenv(ChartValuesEnv)
+	if dir == "" {
+		return values, nil
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, release+".yaml"))
+	if os.IsNotExist(err) {
+		return values, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s's values, %w", release, err)
+	}
+	user := map[string]any{}
+	if err := yaml.Unmarshal(raw, &user); err != nil {
+		return nil, fmt.Errorf("parsing %s's values, %w", release, err)
+	}
+	return overlay(values, user), nil
+}
+
+// overlay is base with over laid on it: maps merged key by key, anything else replaced.
+func overlay(base, over map[string]any) map[string]any {
+	out := maps.Clone(base)
+	for k, v := range over {
+		if b, ok := out[k].(map[string]any); ok {
+			if o, ok := v.(map[string]any); ok {
+				out[k] = overlay(b, o)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
 }

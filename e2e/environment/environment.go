@@ -19,8 +19,9 @@ limitations under the License.
 // simulator and the provider (or Karpenter's KWOK provider, the benchmarks' baseline), and the
 // CCM when asked for. Where the cluster comes from and where those components run is the
 // Runtime's: kwokctl's binary runtime (binary.go), every component a real process with its
-// log under the run folder, or the kind cluster of `make kind-up` (kind.go), the components
-// installed in it with their charts.
+// log under the run folder, the kind cluster of `make kind-up` (kind.go), the components
+// installed in it with their charts, or an existing cluster a kubeconfig names (kubeconfig.go),
+// which also gets kwok and is left as it was found.
 package environment
 
 import (
@@ -79,6 +80,9 @@ type Options struct {
 	// SharedCloud starts no fake cloud: the provider uses the one at FakePort with the same
 	// keys, which another environment of the run started (two clusters, one cloud).
 	SharedCloud bool
+	// ProviderReplicas asks for that many replicas of the provider electing a leader, where
+	// the runtime can run them (Runtime.ProviderReplicas); zero is one.
+	ProviderReplicas int
 	// PeerKubeconfigs are more clusters the fake cloud's node simulator serves: each gets the
 	// VMs whose userdata joins its API server.
 	PeerKubeconfigs []string
@@ -111,6 +115,9 @@ type Environment struct {
 	// AuditStart is where this run's part of the API server's audit log starts: the kind
 	// cluster's log holds the runs before it too.
 	AuditStart int64
+	// Replicas are the provider's replicas: ProviderReplicas where the runtime can run them,
+	// otherwise as many as it can.
+	Replicas int
 
 	// life bounds the processes of a bound environment: not the context of whichever spec
 	// happened to start or restart them.
@@ -157,6 +164,11 @@ func StartCluster(ctx context.Context, o Options) (*Environment, error) {
 	case NoProvisioner:
 		return e, InstallCRDs(ctx, e.Client, e.CRDDir())
 	}
+	most, err := e.Runtime.ProviderReplicas(ctx, e)
+	if err != nil {
+		return e, err
+	}
+	e.Replicas = max(1, min(e.ProviderReplicas, most))
 	return e, e.Runtime.InstallOurs(ctx, e)
 }
 

@@ -41,7 +41,10 @@ import (
 // installed in it with their charts, the CCM as a Deployment (kind_ccm.go); the run reaches
 // them through kubectl port-forwards on the ports of Settings and follows the CCM's log, so
 // that everything else reads the same as on the binary runtime.
-type kind struct{}
+type kind struct {
+	// kwokNamespace is where kwok's controller runs.
+	kwokNamespace string
+}
 
 func (kind) Name() string      { return "kind" }
 func (kind) OwnsCluster() bool { return false }
@@ -64,7 +67,9 @@ func (p Paths) KindAuditLogPath() string { return filepath.Join(p.Root, ".kind",
 // StartCluster points the run at the kind cluster, notes where the run's part of the shared
 // audit log starts, and clears what a killed run left in the cluster.
 func (kind) StartCluster(ctx context.Context, e *Environment) error {
-	if err := copyKubeconfig(e.KindKubeconfig(), e.Kubeconfig()); err != nil {
+	if err := copyKubeconfig(e.KindKubeconfig(), e.Kubeconfig()); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no kind cluster: %s is missing, run 'make kind-up' first", e.KindKubeconfig())
+	} else if err != nil {
 		return err
 	}
 	var err error
@@ -101,13 +106,20 @@ func (kind) InstallOurs(ctx context.Context, e *Environment) error {
 		return err
 	}
 	fakeValues, err := e.fakeValues()
+	if err == nil {
+		fakeValues, err = withUserValues(fakeRelease, fakeValues)
+	}
 	if err != nil {
 		return err
 	}
 	if err := InstallFakeCloud(ctx, e.Kubeconfig(), e.Root, fakeValues); err != nil {
 		return err
 	}
-	if err := InstallProvider(ctx, e.Kubeconfig(), e.Root, providerRelease, providerNamespace, e.providerValues()); err != nil {
+	providerValues, err := withUserValues(providerRelease, e.providerValues())
+	if err != nil {
+		return err
+	}
+	if err := InstallProvider(ctx, e.Kubeconfig(), e.Root, providerRelease, providerNamespace, providerValues); err != nil {
 		return err
 	}
 	if e.ProviderIdentity != nil {
@@ -180,14 +192,14 @@ func (kind) Logs(ctx context.Context, e *Environment, lines int) []string {
 // Measure finds the processes of the pods that stand for the named components and for the
 // control plane (procstat.ContainerProcess). The control plane serves every run, so its
 // usage starts now.
-func (kind) Measure(ctx context.Context, e *Environment, names ...string) (*procstat.Meter, error) {
+func (k kind) Measure(ctx context.Context, e *Environment, names ...string) (*procstat.Meter, error) {
 	kube, err := e.client()
 	if err != nil {
 		return nil, err
 	}
 	sources := map[string]procstat.Source{}
 	for _, name := range slices.Concat(names, controlPlane) {
-		pods, ok := kindPods[name]
+		pods, ok := k.pods()[name]
 		if !ok {
 			return nil, fmt.Errorf("measuring %s, no pod of the kind cluster stands for it", name)
 		}
@@ -237,14 +249,14 @@ func releasePods(namespace, release string) pods {
 	return pods{Namespace: namespace, Selector: "app.kubernetes.io/instance=" + release}
 }
 
-// kindPods are the pods measured on kind, by the names the binary runtime measures them under.
-var kindPods = func() map[string]pods {
+// pods are the pods measured on kind, by the names the binary runtime measures them under.
+func (k kind) pods() map[string]pods {
 	p := map[string]pods{
 		component.FakeCloudName: releasePods(fakeNamespace, fakeRelease),
 		component.ProviderName:  releasePods(providerNamespace, providerRelease),
 		KwokProviderName:        releasePods(kwokNamespace, kwokRelease),
 		// kwok's pod carries the label its own kustomization gives it, which tools/kind installs.
-		kwokController: {Namespace: "kube-system", Selector: "app=" + kwokController},
+		kwokController: {Namespace: k.kwokNamespace, Selector: "app=" + kwokController},
 	}
 	// kubeadm's static pods carry their component's name in the label "component".
 	for _, name := range controlPlane {
@@ -253,7 +265,7 @@ var kindPods = func() map[string]pods {
 		}
 	}
 	return p
-}()
+}
 
 // podProcess finds the host process of the one running pod pods selects, which must have one
 // container that never restarted: a restart would leave its usage covering the last start only.
@@ -301,14 +313,11 @@ func containerID(pods []corev1.Pod) (string, error) {
 	return id, nil
 }
 
-// copyKubeconfig copies kind-up's kubeconfig into the run.
-func copyKubeconfig(kindKubeconfig, dst string) error {
-	config, err := os.ReadFile(kindKubeconfig)
-	if os.IsNotExist(err) {
-		return fmt.Errorf("no kind cluster: %s is missing, run 'make kind-up' first", kindKubeconfig)
-	}
+// copyKubeconfig copies the cluster's kubeconfig into the run.
+func copyKubeconfig(src, dst string) error {
+	config, err := os.ReadFile(src)
 	if err != nil {
-		return fmt.Errorf("reading the kind cluster's kubeconfig, %w", err)
+		return fmt.Errorf("reading the cluster's kubeconfig, %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err

@@ -39,11 +39,15 @@ import (
 // clearTimeout bounds the removal of a run's objects from the kind cluster.
 const clearTimeout = 5 * time.Minute
 
-// clearRun deletes a run's workload, NodePools, NodeClasses, NodeClaims and simulated Nodes
-// from the kind cluster. The provisioner that held their finalizers is uninstalled by then, or
-// right after when a killed run left it, so the finalizers are lifted: nothing is left to act
-// on them, and VMs go with the fake cloud.
+// clearRun marks the cluster's own Nodes and deletes a run's workload, NodePools, NodeClasses,
+// NodeClaims and simulated Nodes from the kind cluster. The provisioner that held their
+// finalizers is uninstalled by then, or right after when a killed run left it, so the
+// finalizers are lifted: nothing is left to act on them, and VMs go with the fake cloud.
 func clearRun(ctx context.Context, kube client.Client) error {
+	// Whatever marked them or took the mark off before: the clearing deletes every Node but those.
+	if err := markClusterNodes(ctx, kube, true); err != nil {
+		return err
+	}
 	ns := client.InNamespace(objects.Namespace)
 	if err := errors.Join(
 		ignoreNoKind(kube.DeleteAllOf(ctx, &appsv1.Deployment{}, ns)),

@@ -62,7 +62,10 @@ func installKwokChart(ctx context.Context, e *Environment) error {
 	if err := writeCatalogConfigMap(ctx, e.Client, e.KwokCatalog); err != nil {
 		return err
 	}
-	values := kwokValues(module.Version, e.ProviderEnv)
+	values, err := withUserValues(kwokRelease, kwokValues(module.Version, e.ProviderEnv))
+	if err != nil {
+		return err
+	}
 	return helm.Install(ctx, e.Kubeconfig(), filepath.Join(module.Dir, "kwok", "charts"), kwokRelease, kwokNamespace, values, chartTimeout, helm.SkipCRDs)
 }
 

@@ -32,6 +32,8 @@ import (
 	k8slabels "k8s.io/apimachinery/pkg/labels"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/component"
+	"k8s.io/client-go/kubernetes/scheme"
+	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func kindEnvironment(t *testing.T) *Environment {
@@ -202,11 +204,12 @@ func TestKindCCMIsADeploymentOfTheLocalImageReachingTheFakeInCluster(t *testing.
 	}
 }
 
-func TestSimulatedNodesLeaveTheClustersControlPlaneOut(t *testing.T) {
+func TestSimulatedNodesLeaveTheClustersOwnNodesOut(t *testing.T) {
 	for labels, want := range map[string]bool{
 		"":                                       true,
 		"karpenter.sh/nodepool=default":          true,
 		"node-role.kubernetes.io/control-plane=": false,
+		ClusterNodeLabel + "=true":               false,
 	} {
 		set := map[string]string{}
 		if k, v, ok := strings.Cut(labels, "="); ok {
@@ -258,7 +261,7 @@ func TestKindReachesTheKwokProviderOnTheSettingsPorts(t *testing.T) {
 
 func TestKindMeasuresEveryComponentByAPod(t *testing.T) {
 	for _, name := range append([]string{component.FakeCloudName, component.ProviderName, KwokProviderName}, controlPlane...) {
-		if _, ok := kindPods[name]; !ok {
+		if _, ok := Kind.(kind).pods()[name]; !ok {
 			t.Errorf("no pod stands for %s", name)
 		}
 	}
@@ -325,5 +328,87 @@ func TestKwokValuesPassCoreSettingsTheChartWritesThroughItsValues(t *testing.T) 
 		if gates[g] != false {
 			t.Errorf("feature gate %s = %v, want Karpenter's default false", g, gates[g])
 		}
+	}
+}
+
+func TestClusterNodesAreThoseNoRunSimulated(t *testing.T) {
+	for _, c := range []struct {
+		node corev1.Node
+		want bool
+	}{
+		{corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "kind-worker"}}, true},
+		{corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "kwok", Annotations: map[string]string{kwokNodeAnnotation: "fake"}}}, false},
+		// The fake cloud's node simulator takes the annotation off a silenced node.
+		{corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "silent", Labels: map[string]string{"karpenter.sh/nodepool": "default"}}}, false},
+	} {
+		if got := clusterNode(&c.node); got != c.want {
+			t.Errorf("clusterNode(%s) = %v, want %v", c.node.Name, got, c.want)
+		}
+	}
+}
+
+func TestTheProviderTakesNodesWhoseTaintsItTolerates(t *testing.T) {
+	for _, c := range []struct {
+		taints []corev1.Taint
+		want   bool
+	}{
+		{nil, true},
+		{[]corev1.Taint{{Key: "CriticalAddonsOnly", Effect: corev1.TaintEffectNoSchedule}}, true},
+		{[]corev1.Taint{{Key: "node-role.kubernetes.io/control-plane", Effect: corev1.TaintEffectNoSchedule}}, false},
+		{[]corev1.Taint{{Key: "soft", Effect: corev1.TaintEffectPreferNoSchedule}}, true},
+	} {
+		if got := tolerated(c.taints); got != c.want {
+			t.Errorf("tolerated(%v) = %v, want %v", c.taints, got, c.want)
+		}
+	}
+}
+
+func TestUserValuesAreLaidOverTheRunsByRelease(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "karpenter-cloudstack.yaml"), []byte("controller:\n  resources:\n    limits: {memory: 8Gi}\nreplicas: 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ChartValuesEnv, dir)
+	run := map[string]any{"replicas": 1, "controller": map[string]any{"env": []any{"A"}}}
+	got, err := withUserValues("karpenter-cloudstack", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"replicas": float64(3), "controller": map[string]any{"env": []any{"A"}, "resources": map[string]any{"limits": map[string]any{"memory": "8Gi"}}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("values %v, want %v", got, want)
+	}
+	if run["replicas"] != 1 {
+		t.Errorf("the run's values were changed: %v", run)
+	}
+	if got, err := withUserValues("fake", run); err != nil || !reflect.DeepEqual(got, run) {
+		t.Errorf("a release without a file got %v, %v", got, err)
+	}
+}
+
+// A cluster with workers keeps them through a clearing, whoever took their mark off before.
+func TestClearingARunKeepsTheClustersOwnNodes(t *testing.T) {
+	node := func(name string, labels, annotations map[string]string) *corev1.Node {
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: annotations}}
+	}
+	kube := crfake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		node("control-plane", map[string]string{"node-role.kubernetes.io/control-plane": ""}, nil),
+		node("worker", nil, nil),
+		node("simulated", nil, map[string]string{kwokNodeAnnotation: "fake"}),
+		node("silenced", map[string]string{"karpenter.sh/nodepool": "default"}, nil),
+	).Build()
+	if err := clearRun(t.Context(), kube); err != nil {
+		t.Fatal(err)
+	}
+	nodes := &corev1.NodeList{}
+	if err := kube.List(t.Context(), nodes); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, n := range nodes.Items {
+		left = append(left, n.Name+"="+n.Labels[ClusterNodeLabel])
+	}
+	if want := []string{"control-plane=true", "worker=true"}; !slices.Equal(left, want) {
+		t.Errorf("nodes left %v, want %v", left, want)
 	}
 }

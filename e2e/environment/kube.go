@@ -41,17 +41,21 @@ import (
 	_ "sigs.k8s.io/karpenter/pkg/apis/v1"
 )
 
-// SimulatedNodes selects the Nodes the suites count and delete: every Node but a control-plane
-// node of the cluster itself, which the kind runtime has (the binary runtime has none).
-var SimulatedNodes = client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(notControlPlane)}
+// SimulatedNodes selects the Nodes the suites count and delete: every Node but the cluster's
+// own, which the binary runtime has none of and a cluster a run attaches to marks with
+// ClusterNodeLabel (its control plane is left out by its role as well).
+var SimulatedNodes = client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(
+	requirement("node-role.kubernetes.io/control-plane", selection.DoesNotExist),
+	requirement(ClusterNodeLabel, selection.DoesNotExist),
+)}
 
-var notControlPlane = func() labels.Requirement {
-	r, err := labels.NewRequirement("node-role.kubernetes.io/control-plane", selection.DoesNotExist, nil)
+func requirement(key string, op selection.Operator) labels.Requirement {
+	r, err := labels.NewRequirement(key, op, nil)
 	if err != nil {
 		panic(err) // a constant key
 	}
 	return *r
-}()
+}
 
 // fieldOwner names the e2e environment in managed fields, apart from the provider and core.
 const fieldOwner = client.FieldOwner("karpenter-cloudstack-e2e")

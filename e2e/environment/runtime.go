@@ -54,6 +54,15 @@ type Runtime interface {
 	// KwokProvider is the process of the run that is, or reaches, the KWOK provider.
 	KwokProvider(e *Environment) component.Component
 
+	// ProviderReplicas is how many replicas of the provider, each on a node of its own and
+	// electing a leader, the runtime can run in e's cluster: one where the provider is a
+	// process of the run. Options.ProviderReplicas asks for more.
+	ProviderReplicas(ctx context.Context, e *Environment) (int, error)
+	// DeleteLeader deletes the pod of the provider's replica that holds the leader Lease with
+	// no grace period, as the loss of its node would, and reconnects the run to a replica that
+	// is left. Only where the run has more than one replica.
+	DeleteLeader(ctx context.Context, e *Environment) error
+
 	// Kill ends the named component at once, as a crash would.
 	Kill(e *Environment, name string) error
 	// Revive starts a killed component again where it ran and waits until it is ready; ctx
@@ -72,19 +81,24 @@ type Runtime interface {
 var Binary Runtime = binary{}
 
 // Kind is the kind cluster of `make kind-up`.
-var Kind Runtime = kind{}
+var Kind Runtime = kind{kwokNamespace: "kube-system"}
+
+// Kubeconfig is an existing cluster named by a kubeconfig (kubeconfig.go).
+var Kubeconfig Runtime = kubeconfigCluster{kind{kwokNamespace: kwokControllerNamespace}}
 
 // runtimes are the runtimes by name; a new one is a type and a line here.
-var runtimes = []Runtime{Binary, Kind}
+var runtimes = []Runtime{Binary, Kind, Kubeconfig}
 
 // RuntimeNamed is the runtime of the given name.
 func RuntimeNamed(name string) (Runtime, error) {
+	byName := map[string]Runtime{}
 	var names []string
 	for _, r := range runtimes {
-		if r.Name() == name {
-			return r, nil
-		}
+		byName[r.Name()] = r
 		names = append(names, r.Name())
+	}
+	if r, ok := byName[name]; ok {
+		return r, nil
 	}
 	return nil, fmt.Errorf("unknown runtime %q, want one of %s", name, strings.Join(names, ", "))
 }

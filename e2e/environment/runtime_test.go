@@ -22,12 +22,12 @@ import (
 )
 
 func TestRuntimesAreFoundByTheirNamesAndAnUnknownOneIsRefused(t *testing.T) {
-	for _, want := range []Runtime{Binary, Kind} {
+	for _, want := range []Runtime{Binary, Kind, Kubeconfig} {
 		if got, err := RuntimeNamed(want.Name()); err != nil || got != want {
 			t.Errorf("RuntimeNamed(%q) = %v, %v", want.Name(), got, err)
 		}
 	}
-	if _, err := RuntimeNamed("docker"); err == nil || !strings.Contains(err.Error(), `"docker"`) || !strings.Contains(err.Error(), "binary, kind") {
+	if _, err := RuntimeNamed("docker"); err == nil || !strings.Contains(err.Error(), `"docker"`) || !strings.Contains(err.Error(), "binary, kind, kubeconfig") {
 		t.Errorf("error = %v, want one naming docker and the runtimes there are", err)
 	}
 }

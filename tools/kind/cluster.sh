@@ -2,10 +2,11 @@
 # cluster.sh up|down: the kind cluster the kind runtime of the e2e suites and benchmarks uses.
 #
 # up: starts the container engine (docker.sh up), creates the cluster from the node image
-# node-image.sh built (one node, kubeconfig in .kind/kubeconfig), waits for CoreDNS, loads the
-# locally built application images (app-images.sh) and installs kwok's controller and its fast
-# stages in the cluster, as kwok documents for an existing cluster. Running it again keeps a
-# cluster that exists and only loads images and applies kwok again.
+# node-image.sh built (a control plane and KIND_WORKERS workers, none by default; kubeconfig in
+# .kind/kubeconfig), waits for CoreDNS, loads the locally built application images
+# (app-images.sh) and installs kwok's controller and its fast stages in the cluster, as kwok
+# documents for an existing cluster. Running it again keeps a cluster that exists and only
+# loads images and applies kwok again.
 # down: deletes the cluster, then stops the dockerd that up started (none if docker already ran).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -58,6 +59,7 @@ cluster_config() {
 		        readOnly: true
 		      - hostPath: $(docker_socket)
 		        containerPath: /var/run/docker-host.sock
+		$(for ((i = 0; i < WORKERS; i++)); do echo "  - role: worker"; done)
 		kubeadmConfigPatches:
 		  - |
 		    kind: KubeletConfiguration
@@ -98,42 +100,28 @@ cluster_config() {
 # is what the provider's chart and CoreDNS already tolerate.
 SYSTEM_TAINT=CriticalAddonsOnly=true:NoSchedule
 
-install_kwok() {
-	local dir version
-	version=$(module_version kwok sigs.k8s.io/kwok)
-	mkdir -p "$STATE/kwok"
-	# kustomize takes bases by relative path only.
-	dir=$(realpath --relative-to="$STATE/kwok" "$(module_dir kwok sigs.k8s.io/kwok)/kustomize")
-	# kwok's own kustomizations, from the pinned module, with the image app-images.sh built.
-	cat >"$STATE/kwok/kustomization.yaml" <<-EOF
-		apiVersion: kustomize.config.k8s.io/v1beta1
-		kind: Kustomization
-		resources:
-		  - $dir/kwok
-		  - $dir/stage/fast
-		images:
-		  - name: registry.k8s.io/kwok/kwok
-		    newTag: $version
-		patches:
-		  - target: {kind: Deployment, name: kwok-controller}
-		    patch: |
-		      - op: add
-		        path: /spec/template/spec/tolerations
-		        value: [{key: CriticalAddonsOnly, operator: Exists}]
-	EOF
-	step "installing kwok $version in the cluster"
-	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" kustomize "$STATE/kwok" >"$STATE/kwok/kwok.yaml"
-	# The Stage CRD must exist before the stages: apply twice, the first may refuse the stages.
-	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" apply --server-side -f "$STATE/kwok/kwok.yaml" >/dev/null 2>&1 || true
-	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" wait --for condition=Established crd/stages.kwok.x-k8s.io --timeout 60s >/dev/null
-	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" apply --server-side -f "$STATE/kwok/kwok.yaml" >/dev/null
-	# Karpenter's own pod-delete stage, from the module its suites come from, replaces kwok's
-	# fast one as Karpenter's kwok install does: a pod is removed after the delay its annotation
-	# states, the preStop sleep of Karpenter's test pods, as a kubelet waits for the hook. Its
-	# termination specs count on pods that stay terminating. Other pods go at once, as before.
-	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" apply --server-side \
-		-f "$(module_dir karpenter-kwok sigs.k8s.io/karpenter)/hack/kwok/stages/pod-delete.yaml" >/dev/null
-	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n kube-system rollout status deployment/kwok-controller --timeout 120s >/dev/null
+# Workers beside the control plane. With any, kind leaves the control plane its
+# node-role.kubernetes.io/control-plane taint, so that only its own pods and CoreDNS run there.
+WORKERS=${KIND_WORKERS:-0}
+[[ $WORKERS =~ ^[0-9]+$ ]] || die "KIND_WORKERS=$WORKERS: want a count of workers"
+
+nodes() { "$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" get nodes -o jsonpath="{range .items[*]}{.metadata.name} {.spec.podCIDR} {.status.addresses[?(@.type=='InternalIP')].address}{'\n'}{end}"; }
+
+# The node image's bridge hands out addresses of the whole pod range on every node, which only
+# one node can do. With workers, each node's bridge gets the node's own podCIDR and a route to
+# every other node's through that node's address, on kind's shared docker network (what kindnet
+# does where its image can be pulled). CoreDNS restarts to take addresses of its node's range.
+route_pods() {
+	local name cidr ip peer peer_cidr peer_ip
+	step "routing pods between the nodes"
+	while read -r name cidr ip; do
+		sed "s|10.244.0.0/16|$cidr|" "$KIND_DIR/node/10-bridge.conflist" |
+			docker exec -i "$name" sh -c 'cat >/etc/cni/net.d/10-bridge.conflist'
+		while read -r peer peer_cidr peer_ip; do
+			[[ $peer == "$name" ]] || docker exec "$name" ip route replace "$peer_cidr" via "$peer_ip"
+		done < <(nodes)
+	done < <(nodes)
+	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n kube-system rollout restart deployment/coredns >/dev/null
 }
 
 up() {
@@ -156,6 +144,9 @@ up() {
 		cluster_config "$own_cni" | "$KIND" create cluster --name "$CLUSTER_NAME" --image "$image" \
 			--kubeconfig "$KUBECONFIG_PATH" --config - --wait 2m
 		"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" taint nodes --all "$SYSTEM_TAINT" >/dev/null
+		if [[ $own_cni == true ]] && ((WORKERS > 0)); then
+			route_pods
+		fi
 	fi
 	# kind waits for the node only; suites rely on DNS.
 	"$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n kube-system rollout status deployment/coredns --timeout 120s >/dev/null
@@ -164,7 +155,7 @@ up() {
 	for name in $(cat "$STATE/app-images"); do
 		"$KIND" load docker-image --name "$CLUSTER_NAME" "$name" >/dev/null
 	done
-	install_kwok
+	"$KIND_DIR/kwok.sh" apply "$KUBECONFIG_PATH"
 	step "ready: KUBECONFIG=${KUBECONFIG_PATH#"$ROOT"/}"
 }
 

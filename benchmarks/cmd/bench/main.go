@@ -119,7 +119,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	fs.Float64Var(&o.cluster.HeartbeatFactor, "heartbeat-factor", 0, "kwokctl heartbeat factor of both clusters; 0 keeps the e2e environment's (1); raise it above 2,500 nodes")
 	fs.UintVar(&o.cluster.NodeLeaseParallelism, "node-lease-parallelism", 0, "node leases kwok renews at once in both clusters; 0 keeps kwok's 4, too few for 1,000 nodes on a loaded API server")
 	fs.UintVar(&o.cluster.NodeStageParallelism, "node-stage-parallelism", 0, "node stages (made Ready, status heartbeats) kwok plays at once in both clusters; 0 keeps kwok's 4, too few for 2,000 nodes arriving within a minute")
-	runtime := fs.String("runtime", environment.Binary.Name(), "where the clusters run: binary (a kwokctl cluster per provider) or kind (the cluster of make kind-up, every provider installed with its chart); kind results are saved as <scenario>-<size>-kind")
+	runtime := fs.String("runtime", environment.Binary.Name(), "where the clusters run: binary (a kwokctl cluster per provider), kind (the cluster of make kind-up, every provider installed with its chart) or kubeconfig (the cluster E2E_KUBECONFIG names, kwok installed too, everything removed afterwards); results of kind and kubeconfig are saved as <scenario>-<size>-<runtime>")
 	fs.StringVar(&o.render, "render", "", "render the Markdown and plots of a saved results JSON into -rendered, without running")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -97,7 +97,7 @@ func (s Summary) intro(resultsDir string) string {
 		"Do not edit it by hand. [README.md](README.md) explains the scenarios, the settings and every figure.\n\n" +
 		"*ours* is this provider on the fake cloud, *KWOK provider* is Karpenter's own on an identical cluster in the same " +
 		"invocation, and *ratio* is ours / KWOK provider: compare ratios across machines, not seconds. " +
-		"Runs headed *on kind* ran on the kind cluster of `make kind-up` (`make bench-kind`), every other on kwokctl's binary runtime. " +
+		"Runs headed *on kind* ran on the kind cluster of `make kind-up` (`make bench-kind`), *on kubeconfig* on the cluster a kubeconfig named (everything installed for the run and removed after it), every other on kwokctl's binary runtime. " +
 		withoutCCM + "\n"
 	if s.Staleness.Stale != nil {
 		intro += fmt.Sprintf("\nA run measured at a commit older than the latest that changed `provider/` (%s when this file was written) "+

@@ -60,6 +60,8 @@ type Suite struct {
 	fakeState bool
 	// realVMs runs the VMs it marks as containers that boot their userdata; kind only.
 	realVMs *realvm.Config
+	// replicas asks for that many replicas of the provider where the runtime runs them.
+	replicas int
 
 	Env   *environment.Environment
 	Cloud *cloud.Client
@@ -138,6 +140,13 @@ func (s *Suite) WithFakeState() *Suite {
 	return s
 }
 
+// WithProviderReplicas asks for n replicas of the provider electing a leader, where the
+// runtime can run them (s.Env.Replicas says how many run); call it where the suite is declared.
+func (s *Suite) WithProviderReplicas(n int) *Suite {
+	s.replicas = n
+	return s
+}
+
 // Run runs the specs of a suite package; its Test function calls it.
 func Run(t *testing.T, description string) {
 	RegisterFailHandler(Fail)
@@ -182,6 +191,7 @@ func (s *Suite) setUp(ctx SpecContext) {
 		ProviderIdentity: identity,
 		CCM:              s.ccm,
 		FakeState:        s.fakeState,
+		ProviderReplicas: s.replicas,
 	}
 	if s.peered {
 		s.Env, err = s.startWithPeer(ctx, opts)

@@ -17,6 +17,7 @@ limitations under the License.
 package resilience_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -37,6 +38,9 @@ const gcTimeout = 9 * time.Minute
 
 const scaleUp = 50
 
+// failoverScaleUp is the failover spec's scale-up, which the leader's pod leaves mid-way.
+const failoverScaleUp = 100
+
 var _ = Describe("Resilience", func() {
 	It("converges with no leaked VM after the provider is killed at random points of a 50-node scale-up", func(ctx SpecContext) {
 		s.CreateNodePool(ctx)
@@ -55,6 +59,28 @@ var _ = Describe("Resilience", func() {
 		By("holding no VM without a NodeClaim and no NodeClaim without a VM")
 		s.EventuallyVMsMatchNodeClaims(ctx, gcTimeout)
 	}, SpecTimeout(25*time.Minute))
+
+	It("hands a 100-node scale-up over to the other replica within the Lease's duration when the leader's pod is deleted", func(ctx SpecContext) {
+		if s.Env.Replicas < 2 {
+			Skip(fmt.Sprintf("the %s runtime runs %d provider replica in this cluster; a failover needs two, each on a node of its own", s.Env.Runtime.Name(), s.Env.Replicas))
+		}
+		since := time.Now()
+		s.CreateNodePool(ctx)
+		s.Create(ctx, objects.Deployment("app", failoverScaleUp, objects.Resources("cpu", "100m", "memory", "64Mi"), objects.OnePerNode("app")))
+
+		// The point is drawn from the spec's seed, so a failure replays.
+		point := 20 + rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0)).IntN(60)
+		suite.EventuallyCount(ctx, "nodeclaims (want >= "+strconv.Itoa(point)+")", s.NodeClaimCount, BeNumerically(">=", point), suite.ProvisionTimeout)
+		By("deleting the leader's pod with at least " + strconv.Itoa(point) + " NodeClaims")
+		from, to, took := s.FailOver(ctx)
+		AddReportEntry("failover", fmt.Sprintf("%s -> %s in %s, at %d NodeClaims", from, to, took.Round(100*time.Millisecond), point))
+
+		s.EventuallyPodsRunning(ctx, "app", failoverScaleUp, 15*time.Minute)
+		By("holding no VM without a NodeClaim and no NodeClaim without a VM")
+		claims, _ := s.EventuallyVMsMatchNodeClaims(ctx, gcTimeout)
+		By("having launched every NodeClaim once")
+		s.ExpectLaunchedOnce(ctx, claims, since)
+	}, SpecTimeout(30*time.Minute))
 
 	It("replaces the NodeClaim of a VM destroyed out of band", func(ctx SpecContext) {
 		s.CreateNodePool(ctx)

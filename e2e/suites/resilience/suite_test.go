@@ -22,7 +22,8 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/suite"
 )
 
-var s = suite.New("resilience")
+// Two replicas where the runtime runs them, for the failover spec.
+var s = suite.New("resilience").WithProviderReplicas(2)
 
 func TestResilience(t *testing.T) {
 	suite.Run(t, "Resilience")
