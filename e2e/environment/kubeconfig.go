@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,6 +35,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 )
 
 // kubeconfigCluster is an existing cluster named by a kubeconfig: what the kind runtime finds
@@ -255,6 +258,16 @@ func refuseForeign(ctx context.Context, e *Environment, kube client.Client) erro
 	}
 	if len(found) > 0 {
 		return fmt.Errorf("the cluster has its own %s: the kubeconfig runtime installs and removes them, use a cluster without Karpenter and kwok", strings.Join(found, ", "))
+	}
+	// The suites' workloads live in objects.Namespace, and every clearing deletes all its
+	// Deployments and Pods: a cluster's own would go with them.
+	for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &corev1.PodList{}} {
+		if err := kube.List(ctx, list, client.InNamespace(objects.Namespace), client.Limit(1)); err != nil {
+			return err
+		}
+		if meta.LenList(list) > 0 {
+			return fmt.Errorf("namespace %s has %T items: every run deletes the Deployments and Pods there, so move them (or delete a killed run's) first", objects.Namespace, list)
+		}
 	}
 	return nil
 }

@@ -27,6 +27,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 )
 
 // repoEnvironment is an environment whose Root is this repository, for its charts' CRDs.
@@ -60,6 +62,8 @@ func TestTheKubeconfigRuntimeRefusesWhatTheClusterHasOfItsOwn(t *testing.T) {
 		{"Karpenter of its own", []client.Object{crd("nodepools.karpenter.sh", nil)}, "nodepools.karpenter.sh"},
 		{"kwok of its own", []client.Object{crd("stages.kwok.x-k8s.io", nil)}, "stages.kwok.x-k8s.io"},
 		{"a namespace of the runtime's names", []client.Object{ns("fake", nil)}, "fake"},
+		{"a pod in the suites' namespace", []client.Object{&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: objects.Namespace}}}, "PodList"},
+		{"a pod elsewhere", []client.Object{&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}}}, ""},
 	} {
 		kube := crfake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(c.objs...).Build()
 		err := refuseForeign(t.Context(), e, kube)
