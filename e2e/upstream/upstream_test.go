@@ -288,7 +288,7 @@ func TestInapplicableListNamesSpecsOfTheModulesSuites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it := regexp.MustCompile(`\bIt\("([^"]+)"`)
+	it := regexp.MustCompile(`\b(?:It|Entry)\("([^"]+)"`) // a table entry is a spec too
 	for _, in := range list {
 		files, err := filepath.Glob(filepath.Join(dir, "test", "suites", in.Suite, "*_test.go"))
 		if err != nil || len(files) == 0 {
