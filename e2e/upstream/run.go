@@ -32,6 +32,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -84,6 +85,8 @@ type Options struct {
 	// Go is the go command the suites are built with.
 	Go  string
 	Out io.Writer
+	// Inapplicable are the specs that run in parts of their own (inapplicable.yaml).
+	Inapplicable []Inapplicable
 }
 
 // Dir is where this package's files are: the default NodeClass and NodePool, and the fake
@@ -150,15 +153,29 @@ var Parts = map[string][]Part{
 	"regression": {{Name: "capacitybuffer", Prefix: "CapacityBuffer ", NodePool: "nodepool-2vcpu.yaml"}},
 }
 
+// partsOf are the suite's parts beyond its main one: those of Parts, then one per spec that
+// cannot apply. Such a spec fails on CloudStack, and in an Ordered container (Drift's) a
+// failure skips every later spec; in a part of its own it takes none down with it.
+func partsOf(o Options, suite string) []Part {
+	parts := slices.Clone(Parts[suite])
+	for i, in := range o.Inapplicable {
+		if in.Suite == suite {
+			parts = append(parts, Part{Name: fmt.Sprintf("inapplicable-%d", i+1), Prefix: in.Spec, NodePool: "nodepool.yaml"})
+		}
+	}
+	return parts
+}
+
 // RunSuite runs one suite with `go test`, a run per part, and reads back what they reported.
 func RunSuite(ctx context.Context, o Options, suite string) SuiteResult {
 	rest := Part{Name: suite, NodePool: "nodepool.yaml"}
 	var excluded []string
-	for _, p := range Parts[suite] {
+	parts := partsOf(o, suite)
+	for _, p := range parts {
 		excluded = append(excluded, suiteText+regexp.QuoteMeta(p.Prefix))
 	}
 	result := runPart(ctx, o, suite, rest, excluded...)
-	for _, p := range Parts[suite] {
+	for _, p := range parts {
 		if ctx.Err() != nil {
 			break // interrupted: the parts not started are not run
 		}

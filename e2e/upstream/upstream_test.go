@@ -332,6 +332,20 @@ func TestPartSkipsSplitTheSuiteByPrefix(t *testing.T) {
 	}
 }
 
+func TestASpecThatCannotApplyRunsInAPartOfItsOwn(t *testing.T) {
+	o := Options{Inapplicable: []Inapplicable{
+		{Suite: "regression", Spec: "Other suite's spec", Reason: "r"},
+		{Suite: "disruption", Spec: "Drift NodePool Drift NodeRequirements", Reason: "r"},
+	}}
+	parts := partsOf(o, "disruption")
+	if len(parts) != 1 || parts[0].Prefix != "Drift NodePool Drift NodeRequirements" || parts[0].NodePool != "nodepool.yaml" {
+		t.Fatalf("parts %+v, want one for the disruption suite's listed spec, on the default NodePool", parts)
+	}
+	if got := partsOf(o, "regression"); len(got) != len(Parts["regression"])+1 {
+		t.Errorf("regression has %d parts, want its own %d and one for its listed spec", len(got), len(Parts["regression"]))
+	}
+}
+
 func TestCombineKeepsEachSpecFromThePartThatRanIt(t *testing.T) {
 	rest := SuiteResult{Name: "regression", RunTime: time.Minute, Specs: []Spec{
 		{Name: "A", State: Passed}, {Name: "CapacityBuffer B", State: NotRun},

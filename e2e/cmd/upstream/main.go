@@ -92,6 +92,9 @@ func run() error {
 		return fmt.Errorf("no kind cluster (%w): run 'make kind-up' first", err)
 	}
 
+	if o.Inapplicable, err = upstream.LoadInapplicable(filepath.Join(o.Dir(), "inapplicable.yaml")); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	// The commit of the images and charts the suites run against: taken before anything else
