@@ -131,7 +131,7 @@ func (c *CloudProvider) compatibleInstanceTypes(ctx context.Context, nodeClass *
 }
 
 func (c *CloudProvider) Get(ctx context.Context, providerID string) (*karpv1.NodeClaim, error) {
-	id, err := ParseProviderID(providerID)
+	id, err := vmOf(providerID)
 	if err != nil {
 		return nil, err
 	}
@@ -152,11 +152,22 @@ func (c *CloudProvider) List(ctx context.Context) ([]*karpv1.NodeClaim, error) {
 }
 
 func (c *CloudProvider) Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {
-	id, err := ParseProviderID(nodeClaim.Status.ProviderID)
+	id, err := vmOf(nodeClaim.Status.ProviderID)
 	if err != nil {
-		return fmt.Errorf("deleting nodeclaim, %w", err)
+		return err
 	}
 	return c.instances.Delete(ctx, id)
+}
+
+// vmOf is the VM a providerID names. One that names no CloudStack VM has no VM of this
+// provider behind it: not found, so that core lifts the NodeClaim's finalizer instead of
+// asking again forever, and nothing is destroyed.
+func vmOf(providerID string) (string, error) {
+	id, err := ParseProviderID(providerID)
+	if err != nil {
+		return "", cloudprovider.NewNodeClaimNotFoundError(err)
+	}
+	return id, nil
 }
 
 func (c *CloudProvider) Reboot(ctx context.Context, nodeClaim *karpv1.NodeClaim, _ string) error {

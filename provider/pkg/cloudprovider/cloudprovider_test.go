@@ -190,6 +190,25 @@ func TestExhaustedLimitsAreReportedOnTheNodePool(t *testing.T) {
 	}
 }
 
+// A providerID no CloudStack VM has (another provider's, as Karpenter's own garbage-collection
+// spec sets) is not found: a plain error would hold the NodeClaim's finalizer forever.
+func TestAProviderIDOfNoCloudStackVMIsNotFound(t *testing.T) {
+	e := newEnv(t)
+	for _, providerID := range []string{"Provider:///AZ/i-01234567890123456", ""} {
+		nc := nodeClaim("foreign")
+		nc.Status.ProviderID = providerID
+		if err := e.cp.Delete(context.Background(), nc); !corecloudprovider.IsNodeClaimNotFoundError(err) {
+			t.Errorf("Delete of providerID %q: %v, want NodeClaimNotFoundError", providerID, err)
+		}
+		if _, err := e.cp.Get(context.Background(), providerID); !corecloudprovider.IsNodeClaimNotFoundError(err) {
+			t.Errorf("Get of providerID %q: %v, want NodeClaimNotFoundError", providerID, err)
+		}
+	}
+	if n := len(e.api.Calls("destroyVirtualMachine")) + len(e.api.Calls("listVirtualMachines")); n != 0 {
+		t.Errorf("%d CloudStack calls for providerIDs that name no CloudStack VM", n)
+	}
+}
+
 func TestDeleteReportsNotFoundOnceTheVMIsGone(t *testing.T) {
 	e := newEnv(t)
 	created, err := e.create(t, nodeClaim("node-e", instanceType("gpsmall")))
