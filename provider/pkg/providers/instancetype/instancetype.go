@@ -82,11 +82,12 @@ func (p *DefaultProvider) List(_ context.Context, nodeClass *v1.CloudStackNodeCl
 func (p *DefaultProvider) build(nodeClass *v1.CloudStackNodeClass) ([]*cloudprovider.InstanceType, error) {
 	zones := launchableZones(nodeClass)
 	archs := architecturesByZone(nodeClass)
+	anyZone := allArchitectures(archs)
 	var types []*cloudprovider.InstanceType
 	for _, offering := range nodeClass.Status.ServiceOfferings {
 		offeringZones := zonesOf(offering, zones)
 		for _, s := range shapes(offering) {
-			for _, arch := range allArchitectures(archs) {
+			for _, arch := range anyZone {
 				it, offerable, err := p.newInstanceType(nodeClass, offering, s, arch, offeringZones, archs)
 				if err != nil {
 					return nil, fmt.Errorf("NodeClass %s, %w", nodeClass.Name, err)

@@ -45,10 +45,10 @@ func (p *DefaultProvider) Region(zoneName string) string {
 	return zoneName
 }
 
-// Name is the instance type of a shape on an architecture. x86_64 types keep the name the
+// typeName is the instance type of a shape on an architecture. x86_64 types keep the name the
 // CloudStack CCM gives a node of the offering; the other architectures add theirs, since a
 // service offering runs on any architecture and core keys instance types by name.
-func Name(shapeName, arch string) string {
+func typeName(shapeName, arch string) string {
 	if arch == karpv1.ArchitectureAmd64 {
 		return shapeName
 	}
@@ -66,7 +66,7 @@ func Name(shapeName, arch string) string {
 func (p *DefaultProvider) newInstanceType(nodeClass *v1.CloudStackNodeClass, offering v1.ServiceOffering, s shape, arch string, zones []v1.Zone, archsByZone map[string][]string) (*cloudprovider.InstanceType, bool, error) {
 	var zoneNames []string
 	regions := map[string]bool{}
-	name := Name(s.name, arch)
+	name := typeName(s.name, arch)
 	price := p.pricing.Price(offering, s.cpu, s.memoryMiB)
 	offerings := make(cloudprovider.Offerings, 0, len(zones))
 	for _, z := range zones {
