@@ -37,6 +37,7 @@ import (
 	"syscall"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -115,7 +116,7 @@ func Install(ctx context.Context, o Options) (func() error, error) {
 	remove := func() error {
 		// The provider must outlive the suites' NodePools and NodeClasses: it is what lifts
 		// their finalizers and destroys their VMs.
-		cleared := clearLeftovers(context.WithoutCancel(ctx), o.Kubeconfig)
+		cleared := clearCluster(context.WithoutCancel(ctx), o.Kubeconfig)
 		return errors.Join(cleared, environment.UninstallProvider(o.Kubeconfig, Release, Namespace), environment.UninstallFakeCloud(o.Kubeconfig))
 	}
 	// A run that was killed leaves its objects and releases: names are fixed, so they go first.
@@ -196,6 +197,10 @@ func runPart(ctx context.Context, o Options, suite string, part Part, skips ...s
 	dir := filepath.Join(o.RunDir, suite, part.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		result.Error = err.Error()
+		return result
+	}
+	if err := clearCluster(ctx, o.Kubeconfig); err != nil {
+		result.Error = fmt.Sprintf("%s: clearing what the parts before left, %v", part.Name, err)
 		return result
 	}
 	report := filepath.Join(dir, "report.json")
@@ -300,18 +305,27 @@ func goList(o Options, format string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// clearLeftovers deletes what the suites create (everything carrying their discovery label)
-// and waits until every NodeClaim is gone, so that uninstalling the provider leaves no
-// finalizer that nothing would remove, nor a VM behind it.
-func clearLeftovers(ctx context.Context, kubeconfig string) error {
+// clearCluster clears the leftovers of the suites from the cluster kubeconfig names.
+func clearCluster(ctx context.Context, kubeconfig string) error {
 	kube, err := environment.NewClient(kubeconfig)
 	if err != nil {
 		return err
 	}
+	return clearLeftovers(ctx, kube)
+}
+
+// clearLeftovers deletes what the suites create (everything carrying their discovery label)
+// and waits until every NodeClaim and every Node of theirs is gone. Between parts it gives
+// each part the clean cluster its BeforeEach counts nodes on: a spec can leave a Node behind
+// that registered after its own cleanup, as the garbage-collection spec's VM does once its
+// admission policy is lifted. At the end it keeps uninstalling the provider from leaving a
+// finalizer that nothing would remove, or a VM behind it.
+func clearLeftovers(ctx context.Context, kube client.Client) error {
 	owned := client.HasLabels{test.DiscoveryLabel}
 	for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &appsv1.DaemonSetList{}, &corev1.PodList{},
 		&corev1.PodTemplateList{}, &autoscalingv1beta1.CapacityBufferList{}, &policyv1.PodDisruptionBudgetList{},
-		&karpv1.NodePoolList{}, &csv1.CloudStackNodeClassList{}} {
+		&admissionregistrationv1.ValidatingAdmissionPolicyList{}, &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{},
+		&karpv1.NodePoolList{}, &karpv1.NodeClaimList{}, &corev1.NodeList{}, &csv1.CloudStackNodeClassList{}} {
 		if err := kube.List(ctx, list, owned); err != nil && !meta.IsNoMatchError(err) {
 			return err
 		}
@@ -325,17 +339,21 @@ func clearLeftovers(ctx context.Context, kubeconfig string) error {
 			}
 		}
 	}
-	left := 0
-	err = wait.PollUntilContextTimeout(ctx, 5*time.Second, clearTimeout, true, func(ctx context.Context) (bool, error) {
-		var claims karpv1.NodeClaimList
-		if err := kube.List(ctx, &claims); err != nil && !meta.IsNoMatchError(err) {
+	var claims, nodes int
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Second, clearTimeout, true, func(ctx context.Context) (bool, error) {
+		var nodeClaims karpv1.NodeClaimList
+		if err := kube.List(ctx, &nodeClaims); err != nil && !meta.IsNoMatchError(err) {
 			return false, err
 		}
-		left = len(claims.Items)
-		return left == 0, nil
+		var ownedNodes corev1.NodeList
+		if err := kube.List(ctx, &ownedNodes, owned); err != nil {
+			return false, err
+		}
+		claims, nodes = len(nodeClaims.Items), len(ownedNodes.Items)
+		return claims == 0 && nodes == 0, nil
 	})
 	if err != nil {
-		return fmt.Errorf("%d NodeClaims left after the suites, %w", left, err)
+		return fmt.Errorf("%d NodeClaims and %d of the suites' Nodes left after the suites, %w", claims, nodes, err)
 	}
 	return nil
 }

@@ -27,10 +27,17 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/pkg/test"
 	"sigs.k8s.io/karpenter/test/suites/performance"
 	"sigs.k8s.io/yaml"
 
@@ -387,6 +394,48 @@ func TestPartNodePoolsNarrowTheDefaultOne(t *testing.T) {
 			if !equality.Semantic.DeepEqual(np, base) || len(added) == 0 {
 				t.Errorf("%s part %s: %s is not nodepool.yaml with requirements added", suite, p.Name, p.NodePool)
 			}
+		}
+	}
+}
+
+// A part starts on a cluster without the suites' leftovers, whichever spec left them: a Node
+// that registered after its spec's cleanup counts against the next part's first spec.
+func TestClearingLeftoversKeepsOnlyWhatTheSuitesDidNotCreate(t *testing.T) {
+	owned := map[string]string{test.DiscoveryLabel: "unspecified"}
+	meta := func(name string, labels map[string]string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Labels: labels}
+	}
+	kube := crfake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		&corev1.Node{ObjectMeta: meta("control-plane", nil)},
+		&corev1.Node{ObjectMeta: meta("registered-late", owned)},
+		&karpv1.NodeClaim{ObjectMeta: meta("launched", owned)},
+		&admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: meta("admission-policy", owned)},
+		&admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: meta("the-clusters-own", nil)},
+	).Build()
+	if err := clearLeftovers(t.Context(), kube); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		list client.ObjectList
+		want []string
+	}{
+		{&corev1.NodeList{}, []string{"control-plane"}},
+		{&karpv1.NodeClaimList{}, nil},
+		{&admissionregistrationv1.ValidatingAdmissionPolicyList{}, []string{"the-clusters-own"}},
+	} {
+		if err := kube.List(t.Context(), c.list); err != nil {
+			t.Fatal(err)
+		}
+		items, err := apimeta.ExtractList(c.list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var left []string
+		for _, item := range items {
+			left = append(left, item.(client.Object).GetName())
+		}
+		if !slices.Equal(left, c.want) {
+			t.Errorf("%T left %v, want %v", c.list, left, c.want)
 		}
 	}
 }
