@@ -1,13 +1,42 @@
 #!/usr/bin/env bash
 # kwok.sh apply|delete KUBECONFIG [NAMESPACE [LABEL]]: kwok's controller and its fast stages
 # from the pinned module (tools/kwok), with the image app-images.sh built, a toleration of
-# CriticalAddonsOnly and Karpenter's pod-delete stage, as kwok documents for an existing
+# CriticalAddonsOnly and Karpenter's own stages, as kwok documents for an existing
 # cluster. They go to kube-system unless NAMESPACE names another (which must exist); LABEL
 # (key=value) marks every object. delete removes what apply applies, Stages and CRDs included,
 # and waits until they are gone.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 KUBECTL=$BIN/kubectl
+
+# stages DIR FAST writes into DIR a kustomization of kwok's fast stages (FAST, relative to DIR)
+# with every Stage of Karpenter's hack/kwok/stages, from the module its suites come from, as
+# Karpenter's kwok install applies them over the fast ones: one of a fast stage's name
+# replaces it (pod-delete: a pod goes after the preStop sleep its annotation states;
+# node-heartbeat-with-lease: a heartbeat keeps injected conditions), the others are added
+# (pod-unhealthy: a pod labelled unhealthy never gets Ready, for the specs whose
+# PodDisruptionBudgets must stay unhealthy).
+stages() {
+	local dir=$1 fast=$2 karpenter file name
+	karpenter=$(module_dir karpenter-kwok sigs.k8s.io/karpenter)/hack/kwok/stages
+	mkdir -p "$dir"
+	local -A replaces=()
+	for name in $("$KUBECTL" kustomize "$dir/$fast" | sed -n 's/^  name: //p'); do replaces[$name]=1; done
+	{
+		printf 'resources:\n  - %s\n' "$fast"
+		for file in "$karpenter"/*.yaml; do
+			name=$(sed -n 's/^  name: //p' "$file" | head -1)
+			[[ -n ${replaces[$name]:-} ]] || { cp "$file" "$dir/" && echo "  - $(basename "$file")"; }
+		done
+		echo "patches:"
+		for file in "$karpenter"/*.yaml; do
+			name=$(sed -n 's/^  name: //p' "$file" | head -1)
+			[[ -n ${replaces[$name]:-} ]] || continue
+			printf '  - target: {kind: Stage, name: %s}\n    patch: |\n' "$name"
+			sed 's/^/      /' "$file"
+		done
+	} >"$dir/kustomization.yaml"
+}
 
 # render KUBECONFIG NAMESPACE LABEL prints the manifest.
 render() {
@@ -16,13 +45,14 @@ render() {
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/kwok.XXXXXX")
 	# kustomize takes bases by relative path only.
 	base=$(realpath --relative-to="$dir" "$(module_dir kwok sigs.k8s.io/kwok)/kustomize")
+	stages "$dir/stages" "../$base/stage/fast"
 	{
 		cat <<-EOF
 			apiVersion: kustomize.config.k8s.io/v1beta1
 			kind: Kustomization
 			resources:
 			  - $base/kwok
-			  - $base/stage/fast
+			  - stages
 			images:
 			  - name: registry.k8s.io/kwok/kwok
 			    newTag: $version
@@ -32,14 +62,7 @@ render() {
 			      - op: add
 			        path: /spec/template/spec/tolerations
 			        value: [{key: CriticalAddonsOnly, operator: Exists}]
-			  - target: {kind: Stage, name: pod-delete}
-			    patch: |
 		EOF
-		# Karpenter's own pod-delete stage, from the module its suites come from, over kwok's fast
-		# one, as Karpenter's kwok install does: a pod goes after the delay its annotation states,
-		# the preStop sleep of Karpenter's test pods, as a kubelet waits for the hook; every other
-		# pod at once. Its termination specs count on pods that stay terminating.
-		sed 's/^/      /' "$(module_dir karpenter-kwok sigs.k8s.io/karpenter)/hack/kwok/stages/pod-delete.yaml"
 		# The binding's subject moves with the ServiceAccount.
 		[[ $namespace == kube-system ]] || cat <<-EOF
 			transformers:
