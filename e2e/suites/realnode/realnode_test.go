@@ -129,16 +129,23 @@ type realNode struct {
 	reg      nodesim.Registration
 }
 
-// launch creates a NodeClass with opts and a NodePool of the real offering, labelled and
-// tainted, and a one-pod Deployment of the local workload image, and waits for the pod to run.
-func launch(ctx context.Context, opts ...func(*csv1.CloudStackNodeClass)) *realNode {
+// provision creates a NodeClass with opts and a NodePool of the real offering, labelled and
+// tainted, and a one-pod Deployment of the local workload image, whose pod waits for a node.
+func provision(ctx context.Context, opts ...func(*csv1.CloudStackNodeClass)) *appsv1.Deployment {
 	GinkgoHelper()
 	s.CreateDefaultNodeClass(ctx, opts...)
 	s.CreateNodePool(ctx,
 		objects.WithRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn, objects.InstanceType(realOffering)),
 		objects.WithLabels(map[string]string{"team": "real"}), objects.WithTaints(dedicated), objects.ConsolidateAfter("0s"))
-	r := &realNode{app: objects.Deployment("app", 1, objects.Resources("cpu", "100m", "memory", "64Mi"), objects.Image(workloadImage), objects.Tolerate(dedicated.Key))}
-	s.Create(ctx, r.app)
+	app := objects.Deployment("app", 1, objects.Resources("cpu", "100m", "memory", "64Mi"), objects.Image(workloadImage), objects.Tolerate(dedicated.Key))
+	s.Create(ctx, app)
+	return app
+}
+
+// launch provisions as provision does and waits for the pod to run.
+func launch(ctx context.Context, opts ...func(*csv1.CloudStackNodeClass)) *realNode {
+	GinkgoHelper()
+	r := &realNode{app: provision(ctx, opts...)}
 	r.pod = s.EventuallyPodsRunning(ctx, "app", 1, bootTimeout)[0]
 	r.node = s.NodeOf(ctx, &r.pod)
 	claims, err := s.NodeClaims(ctx)
