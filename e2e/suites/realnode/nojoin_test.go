@@ -44,13 +44,16 @@ const (
 	neverJoinsTimeout = bootTimeout + registrationTTL + 2*deletionTimeout
 )
 
-// neverJoins is a cloud-config that cloud-init runs and that joins nothing: it never passes
-// the NodeClaim's bootstrap token on.
-const neverJoins = `#cloud-config
+// neverJoins is a cloud-config that cloud-init runs and that joins nothing: it only writes
+// the node's name to neverJoinsFile and never passes the NodeClaim's bootstrap token on.
+const (
+	neverJoins = `#cloud-config
 write_files:
-- path: /etc/karpenter-node
+- path: ` + neverJoinsFile + `
   content: '{{ .NodeName }}'
 `
+	neverJoinsFile = "/etc/karpenter-node"
+)
 
 var _ = Describe("A template that never joins", func() {
 	It("boots a real VM, warns on its NodeClaim why, and at core's registration timeout the NodeClaim, VM, container and token go",
@@ -63,6 +66,13 @@ var _ = Describe("A template that never joins", func() {
 			registered := claim.StatusConditions().Get(karpv1.ConditionTypeRegistered)
 			Expect(registered).NotTo(BeNil())
 			Expect(registered.IsUnknown()).To(BeTrue(), "Registered: %v", registered)
+
+			By("running the template in the VM: cloud-init wrote the file it asks for")
+			Eventually(func(g Gomega) {
+				written, err := dockerEngine().ReadFile(ctx, vm.Name, neverJoinsFile)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(string(written)).To(Equal(claim.Name))
+			}).WithContext(ctx).WithTimeout(bootTimeout).Should(Succeed())
 
 			By("warning on the NodeClaim and its NodeClass that the template never passes the token on, without the token")
 			token := tokenSecret(ctx, claim.Name)
