@@ -38,6 +38,7 @@ import (
 	clock "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	coretest "sigs.k8s.io/karpenter/pkg/test"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/nodesim"
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
@@ -140,7 +141,7 @@ func newProvider(t *testing.T) *bootstrap.DefaultProvider {
 		Data:       map[string]string{"ca.crt": selfSignedCA(t)},
 	}).Build()
 	return bootstrap.NewDefaultProvider(kubeClient, &rest.Config{Host: "https://10.0.0.1:6443"},
-		clock.NewFakeClock(time.Now()), cache.New(bootstrap.ClusterCacheTTL, bootstrap.ClusterCacheTTL), "10.0.0.1:6443")
+		clock.NewFakeClock(time.Now()), coretest.NewEventRecorder(), cache.New(bootstrap.ClusterCacheTTL, bootstrap.ClusterCacheTTL), "10.0.0.1:6443")
 }
 
 func selfSignedCA(t *testing.T) string {

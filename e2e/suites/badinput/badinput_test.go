@@ -35,7 +35,7 @@ import (
 const noLaunchWindow = 20 * time.Second
 
 var _ = Describe("Bad input", func() {
-	DescribeTable("a NodeClass that selects nothing is not Ready, says why, and launches nothing",
+	DescribeTable("a NodeClass that selects nothing or cannot bootstrap is not Ready, says why, and launches nothing",
 		func(ctx SpecContext, mutate func(*csv1.CloudStackNodeClass), conditionType, field string) {
 			s.Create(ctx,
 				objects.NodeClass(suite.DefaultName, mutate),
@@ -50,7 +50,7 @@ var _ = Describe("Bad input", func() {
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.IsFalse()).To(BeTrue())
 				g.Expect(cond.Reason).NotTo(BeEmpty())
-				g.Expect(cond.Message).To(ContainSubstring(field), "the message must name the selector that matched nothing")
+				g.Expect(cond.Message).To(ContainSubstring(field), "the message must name the field to fix")
 			}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 
 			Consistently(func(g Gomega) {
@@ -66,6 +66,9 @@ var _ = Describe("Bad input", func() {
 		Entry("unknown network", Label("smoke"), func(nc *csv1.CloudStackNodeClass) {
 			nc.Spec.NetworkSelectorTerms = []csv1.SelectorTerm{{Name: "no-such-network"}}
 		}, csv1.ConditionTypeNetworksReady, "networkSelectorTerms", SpecTimeout(3*time.Minute)),
+		Entry("a template cloud-init would ignore", Label("smoke"), func(nc *csv1.CloudStackNodeClass) {
+			nc.Spec.Bootstrap = &csv1.Bootstrap{Mode: csv1.BootstrapModeTemplate, Template: "kubeadm join {{ .APIServerEndpoint }} --token {{ .Token }}\n"}
+		}, csv1.ConditionTypeBootstrapReady, "spec.bootstrap.template renders userdata cloud-init does not run", SpecTimeout(3*time.Minute)),
 	)
 
 	DescribeTable("the API server rejects invalid NodeClasses with the rule's message",

@@ -50,6 +50,9 @@ const (
 	// bootTimeout covers a launch, the container's boot, cloud-init, kubeadm join and the
 	// kubelet's registration on a machine shared with the cluster.
 	bootTimeout = 5 * time.Minute
+	// initTimeout covers the node lifecycle controller lifting the not-ready taint once the
+	// kubelet is Ready, and Karpenter initialising the NodeClaim after it.
+	initTimeout = time.Minute
 	// specTimeout adds the checks, the token's revocation and the consolidation to a boot.
 	specTimeout = 12 * time.Minute
 )
@@ -129,22 +132,36 @@ type realNode struct {
 	reg      nodesim.Registration
 }
 
-// launch creates a NodeClass with opts and a NodePool of the real offering, labelled and
-// tainted, and a one-pod Deployment of the local workload image, and waits for the pod to run.
-func launch(ctx context.Context, opts ...func(*csv1.CloudStackNodeClass)) *realNode {
+// provision creates a NodeClass with opts and a NodePool of the real offering, labelled and
+// tainted, and a one-pod Deployment of the local workload image, whose pod waits for a node.
+func provision(ctx context.Context, opts ...func(*csv1.CloudStackNodeClass)) *appsv1.Deployment {
 	GinkgoHelper()
 	s.CreateDefaultNodeClass(ctx, opts...)
 	s.CreateNodePool(ctx,
 		objects.WithRequirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn, objects.InstanceType(realOffering)),
 		objects.WithLabels(map[string]string{"team": "real"}), objects.WithTaints(dedicated), objects.ConsolidateAfter("0s"))
-	r := &realNode{app: objects.Deployment("app", 1, objects.Resources("cpu", "100m", "memory", "64Mi"), objects.Image(workloadImage), objects.Tolerate(dedicated.Key))}
-	s.Create(ctx, r.app)
+	app := objects.Deployment("app", 1, objects.Resources("cpu", "100m", "memory", "64Mi"), objects.Image(workloadImage), objects.Tolerate(dedicated.Key))
+	s.Create(ctx, app)
+	return app
+}
+
+// launch provisions as provision does and waits for the pod to run and the NodeClaim to be
+// initialised.
+func launch(ctx context.Context, opts ...func(*csv1.CloudStackNodeClass)) *realNode {
+	GinkgoHelper()
+	r := &realNode{app: provision(ctx, opts...)}
 	r.pod = s.EventuallyPodsRunning(ctx, "app", 1, bootTimeout)[0]
+	// The pod tolerates the node's not-ready taint for a while, as every pod does, so it may
+	// run before the node lifecycle controller lifts that taint and Karpenter initialises the
+	// NodeClaim.
+	Eventually(func(g Gomega) {
+		claims, err := s.NodeClaims(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(claims).To(HaveLen(1))
+		r.claim = claims[0]
+		g.Expect(r.claim.StatusConditions().Get(karpv1.ConditionTypeInitialized).IsTrue()).To(BeTrue(), "NodeClaim %s not initialised", r.claim.Name)
+	}).WithContext(ctx).WithTimeout(initTimeout).Should(Succeed())
 	r.node = s.NodeOf(ctx, &r.pod)
-	claims, err := s.NodeClaims(ctx)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(claims).To(HaveLen(1))
-	r.claim = claims[0]
 	r.vm = s.ExpectOneLiveVM()
 	stored, err := s.Env.Fake.VM(ctx, r.vm.ID)
 	Expect(err).NotTo(HaveOccurred())

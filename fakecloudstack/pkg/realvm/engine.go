@@ -17,6 +17,7 @@ limitations under the License.
 package realvm
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -219,6 +220,24 @@ func (d *Docker) List(ctx context.Context, key, value string) ([]Container, erro
 	return out, nil
 }
 
+// ReadFile reads a regular file of the container as `docker cp` does: the engine answers a tar
+// archive that holds it. Tests read what a VM's guest wrote with it.
+func (d *Docker) ReadFile(ctx context.Context, name, path string) ([]byte, error) {
+	var archive []byte
+	if err := d.call(ctx, http.MethodGet, "/containers/"+name+"/archive?path="+url.QueryEscape(path), "", nil, &archive); err != nil {
+		return nil, fmt.Errorf("reading %s of container %s, %w", path, name, err)
+	}
+	tr := tar.NewReader(bytes.NewReader(archive))
+	h, err := tr.Next()
+	if err != nil {
+		return nil, fmt.Errorf("reading the archive of %s of container %s, %w", path, name, err)
+	}
+	if h.Typeflag != tar.TypeReg {
+		return nil, fmt.Errorf("%s of container %s is no regular file", path, name)
+	}
+	return io.ReadAll(tr)
+}
+
 // apiError is an answer of the engine other than 2xx.
 type apiError struct {
 	status  int
@@ -232,8 +251,8 @@ func isNotFound(err error) bool {
 	return errors.As(err, &e) && e.status == http.StatusNotFound
 }
 
-// call sends one request; out, when set, receives the JSON answer. 304 (already started or
-// stopped) counts as done.
+// call sends one request; out, when set, receives the JSON answer, or the raw one for a
+// *[]byte. 304 (already started or stopped) counts as done.
 func (d *Docker) call(ctx context.Context, method, path, contentType string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, d.base+path, bytes.NewReader(body))
 	if err != nil {
@@ -259,8 +278,13 @@ func (d *Docker) call(ctx context.Context, method, path, contentType string, bod
 		_ = json.Unmarshal(raw, &msg)
 		return &apiError{status: resp.StatusCode, message: msg.Message}
 	}
-	if out == nil {
+	switch out := out.(type) {
+	case nil:
 		return nil
+	case *[]byte:
+		*out = raw
+		return nil
+	default:
+		return json.Unmarshal(raw, out)
 	}
-	return json.Unmarshal(raw, out)
 }

@@ -17,10 +17,13 @@ limitations under the License.
 package realvm
 
 import (
+	"archive/tar"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -48,6 +51,8 @@ func dockerStub(t *testing.T) (*Docker, func() []string, *createRequest) {
 				"HostConfig":{"NetworkMode":"kind"},"NetworkSettings":{"Networks":{"kind":{"IPAddress":"172.18.0.3"}}}}`)
 		case r.URL.Path == "/v1.41/containers/vm-a/archive" && r.Header.Get("Content-Type") == "application/x-tar":
 			w.WriteHeader(http.StatusOK)
+		case r.URL.Path == "/v1.41/containers/vm-a/archive" && r.Method == http.MethodGet:
+			_, _ = w.Write(tarOf(t, r.URL.Query().Get("path")))
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			_, _ = io.WriteString(w, `{"message":"No such container"}`)
@@ -98,6 +103,46 @@ func TestDockerReadsStateAndTellsMissingContainers(t *testing.T) {
 	}
 	if err := d.Stop(ctx, "vm-b"); err == nil || !isNotFound(err) {
 		t.Errorf("stopping a missing container gave %v", err)
+	}
+}
+
+// tarOf is what the engine answers for path: an archive of the file, named by its base name,
+// or of the directory /etc.
+func tarOf(t *testing.T, path string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := tar.NewWriter(&buf)
+	h := &tar.Header{Typeflag: tar.TypeReg, Name: filepath.Base(path), Mode: 0o644, Size: int64(len(path))}
+	if path == "/etc" {
+		h = &tar.Header{Typeflag: tar.TypeDir, Name: "etc/", Mode: 0o755}
+	}
+	if err := w.WriteHeader(h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Typeflag == tar.TypeReg {
+		_, _ = io.WriteString(w, path)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestDockerReadsAFileOfTheContainer(t *testing.T) {
+	d, calls, _ := dockerStub(t)
+	ctx := t.Context()
+	got, err := d.ReadFile(ctx, "vm-a", "/etc/karpenter-node")
+	if err != nil || string(got) != "/etc/karpenter-node" {
+		t.Errorf("read %q, %v", got, err)
+	}
+	if c := calls(); !slices.Equal(c, []string{"GET /v1.41/containers/vm-a/archive?path=%2Fetc%2Fkarpenter-node"}) {
+		t.Errorf("calls %v", c)
+	}
+	if _, err := d.ReadFile(ctx, "vm-a", "/etc"); err == nil {
+		t.Error("read a directory as a file")
+	}
+	if _, err := d.ReadFile(ctx, "vm-b", "/etc/hostname"); !isNotFound(err) {
+		t.Errorf("a missing container gave %v", err)
 	}
 }
 

@@ -96,7 +96,7 @@ func NewOperator(ctx context.Context, op *coreoperator.Operator) (context.Contex
 	affinityGroups := affinitygroup.NewDefaultProvider(api, newCache(affinitygroup.CacheTTL), opts.ClusterName, uid)
 	nodeClassProviders := nodeclass.NewProviders(api, affinityGroups, creds.Zone)
 	pricingProvider := pricing.NewDefaultProvider(api, uncached, client.ObjectKey{Namespace: opts.SystemNamespace, Name: opts.PricingConfigMap}, op.Clock)
-	userData := bootstrap.NewDefaultProvider(uncached, op.GetConfig(), op.Clock, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
+	userData := bootstrap.NewDefaultProvider(uncached, op.GetConfig(), op.Clock, op.EventRecorder, newCache(bootstrap.ClusterCacheTTL), opts.APIServerEndpoint)
 
 	// The watcher needs tickers, which core's clock.Clock does not promise.
 	// Jobs belong to the caller's account whatever project their resource is in: the default

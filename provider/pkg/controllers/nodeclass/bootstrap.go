@@ -21,9 +21,10 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/bootstrap"
 )
 
-// validateBootstrap sets BootstrapReady: a template-mode NodeClass whose template does not
-// parse would fail every launch, so it is not Ready and says which line to fix. It needs no
-// CloudStack call, so it runs whatever the zones resolve to.
+// validateBootstrap sets BootstrapReady: a template-mode NodeClass whose template fails to
+// parse or render, or renders userdata no VM can join with, would launch VMs for nothing, so
+// it is not Ready and says what to fix. It needs no CloudStack call, so it runs whatever the
+// zones resolve to.
 func validateBootstrap(nodeClass *v1.CloudStackNodeClass) {
 	if err := bootstrap.Validate(nodeClass); err != nil {
 		nodeClass.StatusConditions().SetFalse(v1.ConditionTypeBootstrapReady, "InvalidBootstrapTemplate", err.Error())

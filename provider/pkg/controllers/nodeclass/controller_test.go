@@ -114,6 +114,8 @@ var _ = Describe("Status", func() {
 			v1.ConditionTypeSSHKeyPairsReady, "SSHKeyPairNotFound", `sshKeyPairs[0] matched no registered SSH key pair ("missing")`),
 		Entry("bootstrap template", v1.CloudStackNodeClassSpec{Bootstrap: &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: "#!/bin/bash\necho {{ .NodeName | printf }}\n"}},
 			v1.ConditionTypeBootstrapReady, "InvalidBootstrapTemplate", "spec.bootstrap.template does not parse: line 2"),
+		Entry("bootstrap template cloud-init ignores", v1.CloudStackNodeClassSpec{Bootstrap: &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: "kubeadm join {{ .APIServerEndpoint }} --token {{ .Token }}\n"}},
+			v1.ConditionTypeBootstrapReady, "InvalidBootstrapTemplate", "spec.bootstrap.template renders userdata cloud-init does not run: its first line"),
 		Entry("disk offering", v1.CloudStackNodeClassSpec{DiskOffering: &v1.DiskOffering{Name: "data-custom"}},
 			v1.ConditionTypeDiskOfferingReady, "InvalidDiskOffering", "spec.diskOffering.size is required"),
 	)

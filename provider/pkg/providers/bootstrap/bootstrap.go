@@ -22,16 +22,20 @@ package bootstrap
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/patrickmn/go-cache"
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/events"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/internal/reservation"
@@ -61,6 +65,7 @@ type DefaultProvider struct {
 	kubeClient        client.Client
 	restConfig        *rest.Config
 	clock             clock.Clock
+	recorder          events.Recorder
 	apiServerEndpoint string
 	// discovering serialises misses of cluster: a burst of launches would otherwise all find
 	// it empty and each read the CA and the endpoint.
@@ -69,11 +74,12 @@ type DefaultProvider struct {
 }
 
 // NewDefaultProvider builds the bootstrap provider. restConfig is the provider's own client
-// configuration, a fallback for the CA and the endpoint; clusterCache should expire entries
-// after ClusterCacheTTL; apiServerEndpoint (host:port, the operator option) overrides
-// auto-detection for NodeClasses that set no spec.bootstrap.apiServerEndpoint.
-func NewDefaultProvider(kubeClient client.Client, restConfig *rest.Config, clk clock.Clock, clusterCache *cache.Cache, apiServerEndpoint string) *DefaultProvider {
-	return &DefaultProvider{kubeClient: kubeClient, restConfig: restConfig, clock: clk, cluster: clusterCache, apiServerEndpoint: apiServerEndpoint}
+// configuration, a fallback for the CA and the endpoint; recorder gets the warnings about
+// launches that cannot join; clusterCache should expire entries after ClusterCacheTTL;
+// apiServerEndpoint (host:port, the operator option) overrides auto-detection for NodeClasses
+// that set no spec.bootstrap.apiServerEndpoint.
+func NewDefaultProvider(kubeClient client.Client, restConfig *rest.Config, clk clock.Clock, recorder events.Recorder, clusterCache *cache.Cache, apiServerEndpoint string) *DefaultProvider {
+	return &DefaultProvider{kubeClient: kubeClient, restConfig: restConfig, clock: clk, recorder: recorder, cluster: clusterCache, apiServerEndpoint: apiServerEndpoint}
 }
 
 func (p *DefaultProvider) UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error) {
@@ -81,16 +87,19 @@ func (p *DefaultProvider) UserData(ctx context.Context, nodeClass *v1.CloudStack
 	if err != nil {
 		return "", err
 	}
-	return compose(nodeClass, data)
-}
-
-// compose renders the NodeClass's bootstrap with data, merges spec.userData and encodes the
-// result for deployVirtualMachine.
-func compose(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
 	rendered, err := render(nodeClass, data)
 	if err != nil {
 		return "", err
 	}
+	if nodeClass.BootstrapMode() == v1.BootstrapModeTemplate && !strings.Contains(rendered, data.Token) {
+		p.recorder.Publish(tokenUnusedEvents(nodeClass, nodeClaim)...)
+	}
+	return assemble(nodeClass, rendered)
+}
+
+// assemble merges spec.userData into the rendered bootstrap and encodes the result for
+// deployVirtualMachine.
+func assemble(nodeClass *v1.CloudStackNodeClass, rendered string) (string, error) {
 	merged, err := merge(lo.FromPtr(nodeClass.Spec.UserData), rendered)
 	if err != nil {
 		return "", err
@@ -98,14 +107,23 @@ func compose(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
 	return encode(merged)
 }
 
-// Validate reports, as a spec error, a template-mode NodeClass whose template would fail every
-// launch, so that the NodeClass says so before a NodeClaim needs it.
-func Validate(nodeClass *v1.CloudStackNodeClass) error {
-	if nodeClass.BootstrapMode() != v1.BootstrapModeTemplate {
-		return nil
+// ReasonBootstrapTokenUnused is the reason of the warning a launch gets whose template never
+// passes the NodeClaim's bootstrap token on.
+const ReasonBootstrapTokenUnused = "BootstrapTokenUnused"
+
+// tokenUnusedEvents warn on the NodeClaim and its NodeClass: CloudStack shows nothing of a
+// guest that fails to join, and the NodeClaim would otherwise only disappear at core's
+// registration timeout. A template may join another way, so the launch goes on. The token
+// itself is never named.
+func tokenUnusedEvents(nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim) []events.Event {
+	message := fmt.Sprintf("The userdata spec.bootstrap.template of CloudStackNodeClass %s rendered for NodeClaim %s does not contain the "+
+		"NodeClaim's bootstrap token, so its kubelet cannot join with it: the node registers only if the template joins another way, "+
+		"and Karpenter deletes the NodeClaim when it has not registered in time. Pass {{ .Token }} to the join, "+
+		"as in kubeadm join {{ .APIServerEndpoint }} --token {{ .Token }}", nodeClass.Name, nodeClaim.Name)
+	warning := func(object runtime.Object, uid types.UID) events.Event {
+		return events.Event{InvolvedObject: object, Type: corev1.EventTypeWarning, Reason: ReasonBootstrapTokenUnused, Message: message, DedupeValues: []string{string(uid)}}
 	}
-	_, err := parseTemplate(nodeClass.Spec.Bootstrap.Template)
-	return err
+	return []events.Event{warning(nodeClaim, nodeClaim.UID), warning(nodeClass, nodeClass.UID)}
 }
 
 func render(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {

@@ -125,13 +125,15 @@ func tokenSecrets() []corev1.Secret {
 var _ = Describe("UserData", func() {
 	var (
 		clk       *clocktesting.FakeClock
+		recorder  *coretest.EventRecorder
 		provider  *DefaultProvider
 		nodeClass *v1.CloudStackNodeClass
 		nodeClaim *karpv1.NodeClaim
 	)
 	BeforeEach(func() {
 		clk = clocktesting.NewFakeClock(time.Now())
-		provider = NewDefaultProvider(env.Client, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
+		recorder = coretest.NewEventRecorder()
+		provider = NewDefaultProvider(env.Client, env.Config, clk, recorder, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
 		nodeClass = test.NodeClass()
 		nodeClaim = coretest.NodeClaim(karpv1.NodeClaim{
 			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{karpv1.NodePoolLabelKey: "general", "team": "data"}},
@@ -165,7 +167,7 @@ var _ = Describe("UserData", func() {
 	})
 	It("replaces the token of a retried launch by its name, without reading any Secret", func() {
 		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
-		provider = NewDefaultProvider(counting, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
+		provider = NewDefaultProvider(counting, env.Config, clk, recorder, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
 		first := joinToken(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
 		clear(counting.requests)
 		retried := joinToken(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
@@ -189,7 +191,7 @@ var _ = Describe("UserData", func() {
 	})
 	It("mints a launch's token in one request once the cluster's CA and endpoint are known", func() {
 		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
-		provider = NewDefaultProvider(counting, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
+		provider = NewDefaultProvider(counting, env.Config, clk, recorder, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
 		other := coretest.NodeClaim()
 		ExpectApplied(ctx, env.Client, other)
 		lo.Must(provider.UserData(ctx, nodeClass, other, gpLarge, nil))
@@ -199,7 +201,7 @@ var _ = Describe("UserData", func() {
 	})
 	It("reads the cluster's CA and endpoint once for a burst of launches", func() {
 		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
-		provider = NewDefaultProvider(counting, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
+		provider = NewDefaultProvider(counting, env.Config, clk, recorder, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
 		claims := make([]*karpv1.NodeClaim, 8)
 		for i := range claims {
 			claims[i] = coretest.NodeClaim()
@@ -234,7 +236,7 @@ var _ = Describe("UserData", func() {
 		Expect(env.Config.Host).ToNot(ContainSubstring(advertised), "the endpoint must come from the slice, not the client configuration")
 	})
 	It("prefers spec.bootstrap.apiServerEndpoint, then the operator option", func() {
-		provider = NewDefaultProvider(env.Client, env.Config, clk, cache.New(ClusterCacheTTL, ClusterCacheTTL), "operator.example:6443")
+		provider = NewDefaultProvider(env.Client, env.Config, clk, recorder, cache.New(ClusterCacheTTL, ClusterCacheTTL), "operator.example:6443")
 		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("apiServerEndpoint: operator.example:6443"))
 		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeKubeadm, APIServerEndpoint: "lb.example:6443"}
 		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("apiServerEndpoint: lb.example:6443"))
@@ -265,6 +267,30 @@ var _ = Describe("UserData", func() {
 		Expect(userData).To(ContainSubstring("packages: [jq]"))
 		Expect(userData).To(ContainSubstring("kubelet --provider-id=external-cloudstack://{{ ds.meta_data.instance_id }} --node-labels=" + joinPairs(nodeClaim.Labels, "=") + " "))
 		Expect(userData).To(ContainSubstring("--hostname-override=" + nodeClaim.Name))
+	})
+	It("warns on the NodeClaim and its NodeClass, without the token, when the template never passes the token on", func() {
+		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: "#cloud-config\nwrite_files:\n- path: /etc/motd\n  content: '{{ .NodeName }}'\n"}
+		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		secrets := tokenSecrets()
+		Expect(secrets).To(HaveLen(1), "the launch still mints the NodeClaim's token")
+		warnings := recorder.Events()
+		Expect(warnings).To(HaveLen(2))
+		Expect(warnings).To(HaveEach(And(HaveField("Type", corev1.EventTypeWarning), HaveField("Reason", ReasonBootstrapTokenUnused))))
+		Expect(warnings).To(ContainElement(HaveField("InvolvedObject", nodeClaim)))
+		Expect(warnings).To(ContainElement(HaveField("InvolvedObject", nodeClass)))
+		for _, w := range warnings {
+			Expect(w.Message).To(ContainSubstring("spec.bootstrap.template of CloudStackNodeClass " + nodeClass.Name + " rendered for NodeClaim " + nodeClaim.Name))
+			Expect(w.Message).To(ContainSubstring("--token {{ .Token }}"), "the fix")
+			Expect(w.Message).NotTo(ContainSubstring(string(secrets[0].Data[KeyTokenSecret])), "the token's secret")
+		}
+	})
+	It("does not warn when the template passes the token on, or in kubeadm mode", func() {
+		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		for _, template := range documentedTemplates() {
+			nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: template}
+			lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		}
+		Expect(recorder.Calls(ReasonBootstrapTokenUnused)).To(BeZero())
 	})
 	It("names spec.userData when it is not a cloud-init document", func() {
 		nodeClass.Spec.UserData = lo.ToPtr("just text")

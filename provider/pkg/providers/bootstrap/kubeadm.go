@@ -113,7 +113,7 @@ func renderTemplate(text string, d *Data) (string, error) {
 	}
 	var out bytes.Buffer
 	if err := t.Execute(&out, d); err != nil {
-		return "", fmt.Errorf("rendering spec.bootstrap.template, %w", err)
+		return "", &v1.SpecError{Message: fmt.Sprintf("spec.bootstrap.template fails to render: %v: fix the action on that line", err)}
 	}
 	return out.String(), nil
 }

@@ -91,6 +91,49 @@ var _ = Describe("Userdata judged by cloud-init and kubeadm", Ordered, func() {
 		Expect(o.judge(userData, goldenData())).To(MatchError(ContainSubstring("after kubeadm join")))
 	})
 
+	DescribeTable("refuses, for cloud-init's own reason, each template Validate refuses as cloud-init would",
+		func(template, reason string) {
+			Expect(Validate(templateMode(template))).To(HaveOccurred())
+			_, err := o.documents(lo.Must(compose(templateMode(template), goldenData())))
+			Expect(err).To(MatchError(ContainSubstring(reason)))
+		},
+		Entry("no header", noHeader, "has type text/x-not-multipart, which cloud-init does not run"),
+		Entry("no header after the jinja one", noHeaderJinja, "neither cloud-config nor a script after rendering, so cloud-init ignores it"),
+		Entry("a cloud-config list", cloudConfigSeq, "Cloud-config is not a YAML dict"),
+		Entry("a cloud-config line of text", cloudConfigTxt, "Cloud-config is not a YAML dict"),
+		Entry("a cloud-config that is not YAML", cloudConfigBad, "is not valid yaml"),
+		Entry("a cloud-config indented with a tab", cloudConfigTab, "is not valid yaml"),
+	)
+
+	DescribeTable("runs the templates Validate accepts that it can judge",
+		func(template string) {
+			Expect(Validate(templateMode(template))).To(Succeed())
+			_, err := o.documents(lo.Must(compose(templateMode(template), goldenData())))
+			Expect(err).ToNot(HaveOccurred())
+		},
+		Entry("a cloud-config that never joins", "#cloud-config\nwrite_files:\n- path: /etc/motd\n  content: hello\n"),
+		Entry("a jinja expression where YAML would not take its braces", jinjaHeader+"\n#cloud-config\nruncmd: [[kubelet, --provider-id={{ .ProviderID }}]]\n"),
+	)
+
+	// #include and #cloud-config-archive are left out: cloud-init replaces them by what they
+	// include before it types anything.
+	DescribeTable("types a document as cloud-init does",
+		func(doc string) {
+			parts, err := o.split(doc)
+			Expect(err).ToNot(HaveOccurred())
+			Expect(parts).To(HaveLen(1))
+			Expect(documentType(doc)).To(Equal(strings.TrimPrefix(parts[0].Type, "text/x-not-multipart")))
+		},
+		Entry("cloud-config", "#cloud-config\n"),
+		Entry("cloud-config after blanks, in upper case", " \n#CLOUD-CONFIG\n"),
+		Entry("cloud-config jsonp", "#cloud-config-jsonp\n[]\n"),
+		Entry("a part handler", "#part-handler\n"),
+		Entry("a boothook", "#cloud-boothook\n"),
+		Entry("a script", "#!/bin/sh\n"),
+		Entry("jinja", jinjaHeader+"\n#!/bin/sh\n"),
+		Entry("text", "kubeadm join\n"),
+	)
+
 	It("fails a JoinConfiguration kubeadm refuses", func() {
 		d := goldenData()
 		d.Token = "not-a-token"

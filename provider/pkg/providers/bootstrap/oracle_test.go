@@ -34,6 +34,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/yaml"
 
+	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test"
 )
 
@@ -125,10 +126,32 @@ func (o *oracle) run(name string, args ...string) (string, error) {
 	return stdout.String(), nil
 }
 
+// compose is the userdata a launch with data deploys.
+func compose(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
+	rendered, err := render(nodeClass, data)
+	if err != nil {
+		return "", err
+	}
+	return assemble(nodeClass, rendered)
+}
+
 // cloudInitPart is one part as cloud-init types it before running it.
 type cloudInitPart struct {
 	Type    string `json:"type"`
 	Payload string `json:"payload"`
+}
+
+// split is the parts cloud-init makes of raw userdata, each typed.
+func (o *oracle) split(raw string) ([]cloudInitPart, error) {
+	out, err := o.run(o.python, filepath.Join("testdata", "cloudinit", "parts.py"), o.write("user-data", raw))
+	if err != nil {
+		return nil, err
+	}
+	var parts []cloudInitPart
+	if err := json.Unmarshal([]byte(out), &parts); err != nil {
+		return nil, fmt.Errorf("reading the parts cloud-init split, %w", err)
+	}
+	return parts, nil
 }
 
 // documents are what cloud-init would run of a base64 userdata: every part, jinja rendered,
@@ -138,13 +161,9 @@ func (o *oracle) documents(userData string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := o.run(o.python, filepath.Join("testdata", "cloudinit", "parts.py"), o.write("user-data", string(raw)))
+	parts, err := o.split(string(raw))
 	if err != nil {
 		return nil, err
-	}
-	var parts []cloudInitPart
-	if err := json.Unmarshal([]byte(out), &parts); err != nil {
-		return nil, fmt.Errorf("reading the parts cloud-init split, %w", err)
 	}
 	var docs []string
 	for i, p := range parts {

@@ -28,6 +28,7 @@ import (
 	"mime/multipart"
 	"net/textproto"
 	"strings"
+	"unicode"
 )
 
 // MaxUserDataLength is CloudStack's default vm.userdata.max.length, counted in base64 chars.
@@ -46,12 +47,31 @@ type part struct {
 	body        string
 }
 
-// contentTypes maps the first line of a cloud-init document to its MIME type.
+// contentTypes are the headers cloud-init types a document that is not MIME by, longest first:
+// it compares them with the document's start, blanks skipped and case ignored, and takes the
+// first that matches (#cloud-config-archive is not #cloud-config).
 var contentTypes = []struct{ prefix, contentType string }{
-	{"#cloud-config", "text/cloud-config"},
-	{"#!", "text/x-shellscript"},
+	{"#cloud-config-archive", "text/cloud-config-archive"},
+	{"#cloud-config-jsonp", "text/cloud-config-jsonp"},
+	{jinjaHeader, "text/jinja2"},
 	{"#cloud-boothook", "text/cloud-boothook"},
+	{"#cloud-config", "text/cloud-config"},
+	{"#include-once", "text/x-include-once-url"},
+	{"#part-handler", "text/part-handler"},
 	{"#include", "text/x-include-url"},
+	{"#!", "text/x-shellscript"},
+}
+
+// documentType is the MIME type cloud-init gives a document that is not MIME; "" for one it
+// ignores.
+func documentType(doc string) string {
+	start := strings.ToLower(strings.TrimLeftFunc(doc, unicode.IsSpace))
+	for _, ct := range contentTypes {
+		if strings.HasPrefix(start, ct.prefix) {
+			return ct.contentType
+		}
+	}
+	return ""
 }
 
 // merge joins spec.userData and the provider's document: the user's parts come first, so their
@@ -83,15 +103,9 @@ func parts(doc, field string) ([]part, error) {
 	if isMultipart(doc) {
 		return multipartParts(doc, field)
 	}
-	first := firstLine(doc)
-	if first == jinjaHeader {
+	if contentType := documentType(doc); contentType != "" {
 		// cloud-init renders a text/jinja2 part, then handles the result by its first line.
-		return []part{{contentType: "text/jinja2", body: doc}}, nil
-	}
-	for _, ct := range contentTypes {
-		if strings.HasPrefix(first, ct.prefix) {
-			return []part{{contentType: ct.contentType, body: doc}}, nil
-		}
+		return []part{{contentType: contentType, body: doc}}, nil
 	}
 	return nil, fmt.Errorf("%s must be a cloud-init document: start it with #cloud-config or #! (a script), or give a MIME multipart archive", field)
 }
@@ -102,7 +116,7 @@ func isMultipart(doc string) bool {
 }
 
 func firstLine(doc string) string {
-	line, _, _ := strings.Cut(strings.TrimLeft(doc, "\n"), "\n")
+	line, _, _ := strings.Cut(strings.TrimLeftFunc(doc, unicode.IsSpace), "\n")
 	return strings.TrimSpace(line)
 }
 

@@ -66,7 +66,7 @@ var _ = AfterSuite(func() {
 var _ = BeforeEach(func() {
 	clk = clocktesting.NewFakeClock(time.Now())
 	controller = bootstraptoken.NewController(env.Client, clk)
-	userData = bootstrap.NewDefaultProvider(env.Client, env.Config, clk, cache.New(bootstrap.ClusterCacheTTL, bootstrap.ClusterCacheTTL), "")
+	userData = bootstrap.NewDefaultProvider(env.Client, env.Config, clk, coretest.NewEventRecorder(), cache.New(bootstrap.ClusterCacheTTL, bootstrap.ClusterCacheTTL), "")
 })
 
 var _ = AfterEach(func() {
