@@ -42,7 +42,9 @@ type figure struct {
 
 var figures = []figure{
 	{"time to all pods running (scale-down: all nodes gone)", func(r Result) float64 { return r.Seconds }, "s", nil, true},
-	{"nodes", func(r Result) float64 { return float64(r.Nodes) }, "", nil, true},
+	{"nodes when all pods run", ofGate(func(g ReadyGate) int { return g.Nodes }), "", nil, true},
+	{"nodes Ready when all pods run", func(r Result) float64 { return float64(r.Nodes) }, "", nil, true},
+	{"pods started on a not-Ready node", ofGate(func(g ReadyGate) int { return g.PodsStartedOnNotReadyNodes }), "", nil, true},
 	{"nodes/min", func(r Result) float64 { return r.NodesPerMinute }, "", nil, false},
 	{"pod startup p50", func(r Result) float64 { return r.PodStartup.P50 }, "s", nil, true},
 	{"pod startup p99", func(r Result) float64 { return r.PodStartup.P99 }, "s", nil, true},
@@ -89,6 +91,24 @@ func ofProvider(of func(procstat.Usage) float64) func(Result) float64 {
 	}
 }
 
+// ofGate is a figure of the Ready gate, NaN for results recorded before it was measured.
+func ofGate(of func(ReadyGate) int) func(Result) float64 {
+	return func(r Result) float64 {
+		if r.ReadyGate == nil {
+			return math.NaN()
+		}
+		return float64(of(*r.ReadyGate))
+	}
+}
+
+// ungated says that a run's results were recorded before the Ready gate was measured.
+func ungated(results []Result) string {
+	if !slices.ContainsFunc(results, func(r Result) bool { return r.ReadyGate == nil }) {
+		return ""
+	}
+	return "**Not gated**: recorded before the Ready gate was measured, so whether a pod ran on a node that was not Ready is unknown; run it again.\n\n"
+}
+
 func reconciled(r Result) bool { return r.ReconcilesPerNode != nil }
 
 func provisioned(r Result) bool { return r.NodeClaims > 0 }
@@ -111,6 +131,7 @@ func Markdown(run Run) string {
 	first := results[0]
 	fmt.Fprintf(&b, "### %s\n\n", title(first.Scenario, first.Size, run.Runtime))
 	b.WriteString(provenance(run) + "\n\n")
+	b.WriteString(ungated(slices.Concat(run.Rounds()...)))
 	b.WriteString(withoutCCM + "\n\n")
 	header := []string{"figure"}
 	for _, r := range results {

@@ -34,10 +34,12 @@ func results() []Result {
 		Calls:        stats.Calls{"deployVirtualMachine": {"200": 20, "429": 2}},
 		CallsPerNode: map[string]float64{"deployVirtualMachine": 1.1, "listVirtualMachines": 0.4},
 		Processes:    map[string]procstat.Usage{"karpenter-cloudstack": {CPUSeconds: 12.5, PeakRSSMiB: 150}},
-		Timeline:     []Sample{{Seconds: 0}, {Seconds: 30, PodsRunning: 40, NodesReady: 10, Nodes: 12}, {Seconds: 60, PodsRunning: 100, NodesReady: 20, Nodes: 20}},
+		Timeline:     []Sample{{Seconds: 0}, {Seconds: 30, PodsRunning: 40, NodesReady: 10, Nodes: 12}, {Seconds: 60, PodsRunning: 100, NodesReady: 20, Nodes: 22}},
+		ReadyGate:    &ReadyGate{Nodes: 22},
 	}
 	base := Result{Scenario: "S1", Size: 100, Provider: "kwok", Completed: false, Seconds: 40, Nodes: 20,
-		Timeline: []Sample{{Seconds: 0}, {Seconds: 40, PodsRunning: 100, NodesReady: 20, Nodes: 20}}}
+		Timeline:  []Sample{{Seconds: 0}, {Seconds: 40, PodsRunning: 100, NodesReady: 20, Nodes: 20}},
+		ReadyGate: &ReadyGate{Nodes: 20}}
 	return []Result{ours, base}
 }
 
@@ -132,6 +134,45 @@ func TestMarkdownOfARepeatedRunGivesEveryRunsRatioAndTheMedian(t *testing.T) {
 	)
 	if single := Markdown(Run{Results: results()}); strings.Contains(single, "median") {
 		t.Errorf("a single run has a median:\n%s", single)
+	}
+}
+
+func TestMarkdownGivesTheNodesWhenAllPodsRanAndMarksRunsWithoutTheReadyGate(t *testing.T) {
+	md := Markdown(Run{Results: results()})
+	expectContains(t, "markdown", md,
+		"| nodes when all pods run | 22 | 20 | 1.10x |",
+		"| nodes Ready when all pods run | 20 | 20 | 1.00x |",
+		"| pods started on a not-Ready node | 0 | 0 | - |",
+	)
+	if strings.Contains(md, "Not gated") {
+		t.Errorf("a gated run is marked as not gated:\n%s", md)
+	}
+	// A result recorded before the gate was measured, in any paired run, marks the run.
+	old := repeated()
+	old.Repeats[1][1].ReadyGate = nil
+	md = Markdown(old)
+	expectContains(t, "markdown", md, "**Not gated**: recorded before the Ready gate was measured")
+}
+
+func TestReadyGateErrorFailsOnlyAProvisionedRunWithAPodOnANotReadyNode(t *testing.T) {
+	started := &ReadyGate{Nodes: 3, PodsStartedOnNotReadyNodes: 2}
+	for _, c := range []struct {
+		name string
+		r    Result
+		fail bool
+	}{
+		{"provisioned, a pod before Ready", Result{Provider: "kwok", NodeClaims: 3, ReadyGate: started}, true},
+		{"provisioned, every pod after Ready", Result{Provider: "kwok", NodeClaims: 3, ReadyGate: &ReadyGate{Nodes: 3}}, false},
+		{"calibration binds its own pods", Result{Provider: "kwok-only", ReadyGate: started}, false},
+		{"recorded before the gate", Result{Provider: "cloudstack", NodeClaims: 3}, false},
+	} {
+		err := c.r.ReadyGateError()
+		if (err != nil) != c.fail {
+			t.Errorf("%s: ReadyGateError() = %v, want failure %v", c.name, err, c.fail)
+		}
+		if err != nil && !strings.Contains(err.Error(), "kwok: 2 pods started Running on a node that was not Ready") {
+			t.Errorf("%s: error %q does not name the provider and the count", c.name, err)
+		}
 	}
 }
 

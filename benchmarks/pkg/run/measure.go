@@ -67,7 +67,8 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	}
 	cacheCtx, stopCache := context.WithCancel(ctx)
 	defer stopCache()
-	sampled, err := watchCache(cacheCtx, t.env.Kubeconfig())
+	order := newReadyOrder()
+	sampled, err := watchCache(cacheCtx, t.env.Kubeconfig(), order)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,8 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	elapsed := time.Since(w.start)
 	r.Timeline, r.Nodes, r.Seconds = w.timeline, last.NodesReady, elapsed.Seconds()
 	r.NodesPerMinute = stats.PerMinute(last.NodesReady, elapsed)
-	errs := []error{waitErr, latencies(ctx, t.Client, r)}
+	// latencies first: it counts the NodeClaims, which tell a provisioned run the gate judges.
+	errs := []error{waitErr, latencies(ctx, t.Client, r), judgeReadyGate(ctx, order, last, progress, r)}
 	if s.ScaleDown && waitErr == nil {
 		errs = append(errs, scaleDown(ctx, t, workload, w, timeout, r))
 	}
@@ -115,6 +117,21 @@ func createAll(ctx context.Context, c client.Client, objs []client.Object) error
 		})
 	}
 	return g.Wait()
+}
+
+// judgeReadyGate records the nodes when every pod first ran and the pods that ran on a node
+// that was not Ready; a provisioned run with any such pod fails, as no real kubelet lets a pod
+// run before its node is Ready and a comparison where one side did is not fair.
+func judgeReadyGate(ctx context.Context, order *readyOrder, allRunning report.Sample, progress io.Writer, r *report.Result) error {
+	onNotReady, err := order.settle(ctx)
+	if err != nil {
+		return err
+	}
+	r.ReadyGate = &report.ReadyGate{Nodes: allRunning.Nodes, PodsStartedOnNotReadyNodes: len(onNotReady)}
+	if len(onNotReady) > 0 {
+		_, _ = fmt.Fprintf(progress, "[%s %s] pods started on a not-Ready node: %d, first %s\n", r.Scenario, r.Provider, len(onNotReady), onNotReady[0])
+	}
+	return r.ReadyGateError()
 }
 
 // scaleDown deletes the workload and waits until every node is gone; the headline time and
