@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	gocache "github.com/patrickmn/go-cache"
@@ -57,6 +58,8 @@ type Launch struct {
 // deploy request, deploys, tags, remembers the VM and leaves the jobs to a watch in the
 // background. A VM a crashed predecessor deployed for the NodeClaim is adopted instead.
 func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
+	// Core's share before the launch: creation is stamped by the API server, to the second.
+	started := p.stepDone(stepQueued, nodeClaim.CreationTimestamp.Time)
 	if p.predecessors.mayHaveDeployed(nodeClaim) {
 		existing, err := p.deployedFor(ctx, resources.Scope(nodeClass), nodeClaim.Name)
 		if err != nil {
@@ -65,11 +68,13 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		if existing != nil {
 			return p.adopt(ctx, existing, p.tagsFor(nodeClass, nodeClaim), instanceTypes)
 		}
+		started = p.stepDone(stepLookup, started)
 	}
 	c, release, err := p.choose(ctx, nodeClass, nodeClaim, instanceTypes)
 	if err != nil {
 		return nil, err
 	}
+	started = p.stepDone(stepChoose, started)
 	// The room reserved under the limits is kept once CloudStack accepted the deploy.
 	deployed := false
 	defer func() {
@@ -82,6 +87,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 	if err != nil {
 		return nil, err
 	}
+	started = p.stepDone(stepUserData, started)
 	tags := p.tagsFor(nodeClass, nodeClaim)
 	group := strictGroup(nodeClass, req)
 	placed, err := p.strict.acquire(ctx, group)
@@ -103,6 +109,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		return nil, p.launchError(err, c, req.Scope)
 	}
 	deployed = true
+	started = p.stepDone(stepDeploy, started)
 	// Watched before tagging, so one poll can report both jobs.
 	deployJob := p.watcher.Watch(created.JobID)
 	// The tags are requested before returning: once core has recorded the providerID no later
@@ -117,6 +124,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		log.FromContext(ctx).Info("createTags failed for a launched VM, tagging it again in the background", "id", created.ID, "error", err.Error())
 		tagJob = nil
 	}
+	p.stepDone(stepTags, started)
 	launch.Instance = p.remember(&Instance{
 		ID: created.ID, Name: nodeClaim.Name, State: StateStarting, ZoneID: c.zone.ID, ZoneName: c.zone.Name, ProjectID: req.ProjectID,
 		OfferingID: req.ServiceOfferingID, TemplateID: req.TemplateID, NetworkIDs: req.NetworkIDs, AffinityGroupIDs: req.AffinityGroupIDs,
@@ -130,6 +138,13 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		nodeClaim: nodeClaim.Name, vmID: created.ID, scope: req.Scope, tags: tags, deployJob: deployJob, tagJob: tagJob, c: c, placed: placed,
 	})
 	return launch, nil
+}
+
+// stepDone records a step of a launch that began at start, and returns when it ended.
+func (p *DefaultProvider) stepDone(step string, start time.Time) time.Time {
+	now := p.clock.Now()
+	LaunchStepDuration.WithLabelValues(step).Observe(now.Sub(start).Seconds())
+	return now
 }
 
 // launching is a launch whose jobs run: what finishLaunch needs to see it through or undo it.
