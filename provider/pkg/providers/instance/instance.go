@@ -147,6 +147,9 @@ type Options struct {
 	// Membership keeps launched VMs members of the ExternalManaged CKS cluster the provider
 	// runs in; nil elsewhere.
 	Membership ClusterMembership
+	// ServerClock tells Start when this process began to launch on the API server's clock;
+	// nil trusts this process's clock within clockSkewMargin.
+	ServerClock ServerClock
 }
 
 // ClusterMembership adds VMs to the CloudStack Kubernetes Service cluster and removes them.

@@ -98,8 +98,9 @@ func newEnv(t testing.TB) *env {
 }
 
 // newEnvOver is newEnv with the provider and the watcher calling the recorder through wrap,
-// for tests that change or observe what the cloud answers.
-func newEnvOver(t testing.TB, wrap func(*recorder.API) csapi.API) *env {
+// for tests that change or observe what the cloud answers, and the provider's options changed
+// by configure.
+func newEnvOver(t testing.TB, wrap func(*recorder.API) csapi.API, configure ...func(*instance.Options)) *env {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	api := recorder.NewAPI(clk)
@@ -110,7 +111,11 @@ func newEnvOver(t testing.TB, wrap func(*recorder.API) csapi.API) *env {
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
 	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}, watcher: watcher, failures: &test.LaunchFailures{}}
-	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, watcher, batcher.NewCloudStack(clk, cloud), unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+	opts := instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}
+	for _, c := range configure {
+		c(&opts)
+	}
+	e.provider = instance.NewDefaultProvider(cloud, clk, opts, watcher, batcher.NewCloudStack(clk, cloud), unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	e.nodeClass = recorder.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	e.types, _ = instancetype.NewDefaultProvider("", test.ModelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e
