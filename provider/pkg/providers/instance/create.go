@@ -83,11 +83,14 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		}
 	}()
 	launch := &Launch{InstanceType: c.instanceType, Zone: c.zone, Region: regionOf(c.instanceType, c.zone.Name), Architecture: c.template.Architecture, TemplateID: c.template.ID}
-	req, err := p.render(ctx, nodeClass, nodeClaim, c, launch.Labels())
+	req, storeToken, err := p.render(ctx, nodeClass, nodeClaim, c, launch.Labels())
 	if err != nil {
 		return nil, err
 	}
 	started = p.stepDone(stepUserData, started)
+	// Stored while the deploy waits for its turn, which takes longer; the deploy is sent only
+	// once it is stored, so no VM boots with a token the API server does not know.
+	token := p.storeAhead(ctx, storeToken)
 	tags := p.tagsFor(nodeClass, nodeClaim)
 	group := strictGroup(nodeClass, req)
 	placed, err := p.strict.acquire(ctx, group)
@@ -101,11 +104,14 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 			placed()
 		}
 	}()
-	created, err := p.api.DeployVirtualMachine(ctx, req)
+	created, err := p.api.DeployVirtualMachine(csapi.SendingAfter(ctx, token.wait), req)
 	if csapi.IsAlreadyExists(err) {
 		return p.adoptByName(ctx, nodeClass, nodeClaim.Name, tags, instanceTypes)
 	}
 	if err != nil {
+		if tokenErr := token.failed(); tokenErr != nil {
+			return nil, fmt.Errorf("storing the bootstrap token, %w", tokenErr)
+		}
 		return nil, p.launchError(err, c, req.Scope)
 	}
 	deployed = true
@@ -333,11 +339,12 @@ func regionOf(it *cloudprovider.InstanceType, zoneName string) string {
 }
 
 // render builds the deploy request: userdata for the launch's labels, the chosen placement
-// and shape, the NodeClass's disks, keys and details, and the NodePool's affinity group.
-func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, c candidate, labels map[string]string) (csapi.DeployRequest, error) {
-	userData, err := p.userData.UserData(ctx, nodeClass, nodeClaim, c.instanceType.Capacity, labels)
+// and shape, the NodeClass's disks, keys and details, and the NodePool's affinity group; and
+// returns it with what stores the userdata's bootstrap token.
+func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, c candidate, labels map[string]string) (csapi.DeployRequest, func(context.Context) error, error) {
+	userData, storeToken, err := p.userData.Render(ctx, nodeClass, nodeClaim, c.instanceType.Capacity, labels)
 	if err != nil {
-		return csapi.DeployRequest{}, fmt.Errorf("rendering userdata, %w", err)
+		return csapi.DeployRequest{}, nil, fmt.Errorf("rendering userdata, %w", err)
 	}
 	req := csapi.DeployRequest{
 		Scope: resources.Scope(nodeClass), Name: nodeClaim.Name, DisplayName: displayName(nodeClaim.Name, p.opts.ClusterName, p.opts.ClusterUID), ZoneID: c.zone.ID,
@@ -364,11 +371,11 @@ func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNo
 	if nodeClass.Spec.Affinity != nil {
 		group, err := p.affinity.Ensure(ctx, nodeClass, nodeClaim.Labels[karpv1.NodePoolLabelKey])
 		if err != nil {
-			return csapi.DeployRequest{}, fmt.Errorf("ensuring the nodepool's affinity group, %w", err)
+			return csapi.DeployRequest{}, nil, fmt.Errorf("ensuring the nodepool's affinity group, %w", err)
 		}
 		req.AffinityGroupIDs = []string{group.ID}
 	}
-	return req, nil
+	return req, storeToken, nil
 }
 
 // launchError maps a failed launch to what core expects: insufficient capacity re-plans at

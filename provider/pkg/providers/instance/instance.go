@@ -107,9 +107,11 @@ func newInstance(vm *cloudstack.VirtualMachine) *Instance {
 	return in
 }
 
-// UserDataProvider renders the base64 userdata of a launch (the bootstrap provider).
+// UserDataProvider renders the base64 userdata of a launch (the bootstrap provider), and
+// returns it with store, which writes the bootstrap token it carries: the launch sends its
+// deploy only once store succeeded.
 type UserDataProvider interface {
-	UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error)
+	Render(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (userData string, store func(context.Context) error, err error)
 }
 
 // AffinityGroupProvider returns the NodePool's affinity group, creating it on first use.

@@ -40,7 +40,7 @@ func stepObserved(t *testing.T, step string) (uint64, float64) {
 
 func TestALaunchTimesEachOfItsSteps(t *testing.T) {
 	e := newEnv(t)
-	steps := []string{"queued", "lookup", "choose", "userdata", "deploy", "tags"}
+	steps := []string{"queued", "lookup", "choose", "userdata", "token", "deploy", "tags"}
 	before := map[string]uint64{}
 	for _, s := range steps {
 		before[s], _ = stepObserved(t, s)

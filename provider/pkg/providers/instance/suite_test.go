@@ -76,13 +76,18 @@ type env struct {
 type recordingUserData struct {
 	mu     sync.Mutex
 	labels []map[string]string
+	// store stands for storing the bootstrap token; nil stores it at once.
+	store func(context.Context) error
 }
 
-func (r *recordingUserData) UserData(_ context.Context, _ *v1.CloudStackNodeClass, _ *karpv1.NodeClaim, _ corev1.ResourceList, labels map[string]string) (string, error) {
+func (r *recordingUserData) Render(_ context.Context, _ *v1.CloudStackNodeClass, _ *karpv1.NodeClaim, _ corev1.ResourceList, labels map[string]string) (string, func(context.Context) error, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.labels = append(r.labels, labels)
-	return "I2Nsb3VkLWNvbmZpZw==", nil
+	if r.store != nil {
+		return "I2Nsb3VkLWNvbmZpZw==", r.store, nil
+	}
+	return "I2Nsb3VkLWNvbmZpZw==", func(context.Context) error { return nil }, nil
 }
 
 // fixedAffinityGroup gives each NodePool a group of its own, "ag-<nodepool>".
