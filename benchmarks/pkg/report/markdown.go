@@ -160,6 +160,7 @@ func Markdown(run Run) string {
 	b.WriteString(repeatsTable(run))
 	b.WriteString(processTable(results))
 	b.WriteString(callsTable(first))
+	b.WriteString(launchStepsTable(first))
 	b.WriteString(perNodeTable("API requests per node by resource and verb, all clients", "resource verb", results, func(r Result) map[string]float64 {
 		return flatten(r.APIRequestsPerNode)
 	}))
@@ -243,6 +244,37 @@ func callsTable(r Result) string {
 			codes = append(codes, fmt.Sprintf("%s: %d", code, r.Calls[command][code]))
 		}
 		writeRow(&b, []string{command, strings.Join(codes, ", "), format(r.CallsPerNode[command])})
+	}
+	return b.String()
+}
+
+// launchSteps are the steps of a launch in the order they happen, as the provider's metric
+// names them, with what each covers; Create is core's measure of the provider's Create.
+var launchSteps = []struct{ name, covers string }{
+	{"queued", "NodeClaim creation (API server, to the second) to the provider's launch: core's share"},
+	{"lookup", "search for a crashed predecessor's VM"},
+	{"choose", "offering x zone, limits"},
+	{"userdata", "rendering the userdata"},
+	{"token", "storing the bootstrap token, beside the deploy's turn"},
+	{"deploy", "deployVirtualMachine, its turn at the client-side rate included"},
+	{"tags", "createTags, its batch window included"},
+	{"Create", "core's measure of Create, from its call to its return"},
+}
+
+// launchStepsTable says where a result's launches spent their time, from the provider's
+// metrics; empty for a result without them.
+func launchStepsTable(r Result) string {
+	if len(r.LaunchSteps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nWhere " + r.Provider + "'s launches spent their time (provider metrics, mean over the launches that took each step)\n\n")
+	writeRow(&b, []string{"step", "what it covers", "launches", "mean"})
+	writeRow(&b, []string{"---", "---", "---", "---"})
+	for _, step := range launchSteps {
+		if t, ok := r.LaunchSteps[step.name]; ok {
+			writeRow(&b, []string{step.name, step.covers, fmt.Sprint(t.Launches), format(t.MeanSeconds) + "s"})
+		}
 	}
 	return b.String()
 }

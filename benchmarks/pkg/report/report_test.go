@@ -176,6 +176,28 @@ func TestReadyGateErrorFailsOnlyAProvisionedRunWithAPodOnANotReadyNode(t *testin
 	}
 }
 
+func TestMarkdownSaysWhereOurLaunchesSpentTheirTime(t *testing.T) {
+	run := Run{Results: results()}
+	run.Results[0].LaunchSteps = map[string]StepTime{
+		"Create": {Launches: 20, MeanSeconds: 3.5}, "deploy": {Launches: 20, MeanSeconds: 2.25},
+		"queued": {Launches: 20, MeanSeconds: 4}, "lookup": {Launches: 5, MeanSeconds: 0.5},
+	}
+	md := Markdown(run)
+	expectContains(t, "markdown", md,
+		"Where cloudstack's launches spent their time",
+		"| queued | NodeClaim creation (API server, to the second) to the provider's launch: core's share | 20 | 4s |",
+		"| lookup | search for a crashed predecessor's VM | 5 | 0.5s |",
+		"| deploy | deployVirtualMachine, its turn at the client-side rate included | 20 | 2.25s |",
+		"| Create | core's measure of Create, from its call to its return | 20 | 3.5s |",
+	)
+	if strings.Index(md, "| queued |") > strings.Index(md, "| deploy |") || strings.Index(md, "| deploy |") > strings.Index(md, "| Create |") {
+		t.Errorf("steps out of the order they happen in:\n%s", md)
+	}
+	if strings.Contains(Markdown(Run{Results: results()}), "spent their time") {
+		t.Error("a run without launch steps has their table")
+	}
+}
+
 func TestMarkdownWithoutBaselineHasNoRatio(t *testing.T) {
 	md := Markdown(Run{Results: results()[:1]})
 	if strings.Contains(md, "ratio") {

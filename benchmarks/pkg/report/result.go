@@ -94,11 +94,22 @@ type Result struct {
 	Reconciles        stats.Counts       `json:"reconciles,omitempty"`
 	ReconcilesPerNode map[string]float64 `json:"reconcilesPerNode,omitempty"`
 
+	// LaunchSteps are where our provider's launches spent their time, by step (the provider's
+	// karpenter_cloudstack_launch_step_duration_seconds, and Create as core measures it);
+	// nil for the KWOK provider and in results recorded before they were read.
+	LaunchSteps map[string]StepTime `json:"launchSteps,omitempty"`
+
 	// ReadyGate is what the Ready gate measured; nil in results recorded before it was.
 	ReadyGate *ReadyGate `json:"readyGate,omitempty"`
 
 	Processes map[string]procstat.Usage `json:"processes"`
 	Timeline  []Sample                  `json:"timeline"`
+}
+
+// StepTime is one step of the launches of a run: how many went through it, and their mean.
+type StepTime struct {
+	Launches    int     `json:"launches"`
+	MeanSeconds float64 `json:"meanSeconds"`
 }
 
 // ReadyGate is the cluster when every pod first ran, and whether a pod ran before its node was

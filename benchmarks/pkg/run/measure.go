@@ -233,6 +233,7 @@ func costs(ctx context.Context, t *Target, before counters, r *report.Result) er
 		r.ReconcilesPerNode = r.Reconciles.PerNode(nodes)
 		r.ProvisionerAPIRequests = after.providerRequests.Sub(before.providerRequests)
 		r.ProvisionerAPIRequestsPerNode = r.ProvisionerAPIRequests.PerNodeEach(nodes)
+		r.LaunchSteps = stepTimes(before.launchSteps, after.launchSteps)
 	}
 	if r.FailedDeployJobs, err = t.FailedDeployJobs(ctx); err != nil {
 		return err

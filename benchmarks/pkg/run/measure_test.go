@@ -38,6 +38,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/metrics"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
@@ -115,6 +116,20 @@ client_go_request_duration_seconds_count{group="karpenter.sh",kind="nodeclaims",
 client_go_request_duration_seconds_bucket{group="",kind="secrets",subresource="",verb="CREATE",version="v1",le="+Inf"} 8
 client_go_request_duration_seconds_sum{group="",kind="secrets",subresource="",verb="CREATE",version="v1"} 1
 client_go_request_duration_seconds_count{group="",kind="secrets",subresource="",verb="CREATE",version="v1"} 8
+# TYPE karpenter_cloudstack_launch_step_duration_seconds histogram
+karpenter_cloudstack_launch_step_duration_seconds_bucket{step="deploy",le="+Inf"} 7
+karpenter_cloudstack_launch_step_duration_seconds_sum{step="deploy"} 12
+karpenter_cloudstack_launch_step_duration_seconds_count{step="deploy"} 7
+karpenter_cloudstack_launch_step_duration_seconds_bucket{step="lookup",le="+Inf"} 2
+karpenter_cloudstack_launch_step_duration_seconds_sum{step="lookup"} 1
+karpenter_cloudstack_launch_step_duration_seconds_count{step="lookup"} 2
+# TYPE karpenter_cloudprovider_duration_seconds histogram
+karpenter_cloudprovider_duration_seconds_bucket{controller="nodeclaim.lifecycle",method="Create",provider="cloudstack",le="+Inf"} 7
+karpenter_cloudprovider_duration_seconds_sum{controller="nodeclaim.lifecycle",method="Create",provider="cloudstack"} 20
+karpenter_cloudprovider_duration_seconds_count{controller="nodeclaim.lifecycle",method="Create",provider="cloudstack"} 7
+karpenter_cloudprovider_duration_seconds_bucket{controller="disruption",method="GetInstanceTypes",provider="cloudstack",le="+Inf"} 9
+karpenter_cloudprovider_duration_seconds_sum{controller="disruption",method="GetInstanceTypes",provider="cloudstack"} 1
+karpenter_cloudprovider_duration_seconds_count{controller="disruption",method="GetInstanceTypes",provider="cloudstack"} 9
 `
 
 func TestCostsCountOnlyCallsOfTheRunPerNode(t *testing.T) {
@@ -154,6 +169,8 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 		conflicts:        stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 3}},
 		reconciles:       stats.Counts{"nodeclass": {"success": 2}},
 		providerRequests: stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 10}},
+		// Two launches before the workload: their steps are not the run's.
+		launchSteps: map[string]metrics.Observed{"deploy": {Count: 2, Sum: 2}, "lookup": {Count: 2, Sum: 1}, "Create": {Count: 2, Sum: 4}},
 	}
 	if err := costs(context.Background(), target, before, &r); err != nil {
 		t.Fatal(err)
@@ -182,6 +199,10 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	}
 	if want := map[string]map[string]float64{"nodeclaims.karpenter.sh/status": {"PATCH": 2}, "secrets": {"CREATE": 1.6}}; !reflect.DeepEqual(r.ProvisionerAPIRequestsPerNode, want) {
 		t.Errorf("provisioner requests per node = %v, want %v", r.ProvisionerAPIRequestsPerNode, want)
+	}
+	// Five launches in the run, 2 s on average to deploy, 3.2 s in Create; none looked.
+	if want := map[string]report.StepTime{"deploy": {Launches: 5, MeanSeconds: 2}, "Create": {Launches: 5, MeanSeconds: 3.2}}; !reflect.DeepEqual(r.LaunchSteps, want) {
+		t.Errorf("launch steps = %v, want %v", r.LaunchSteps, want)
 	}
 	if u := r.Processes["self"]; u.Pid != os.Getpid() || u.PeakRSSMiB <= 0 {
 		t.Errorf("usage = %+v", u)
