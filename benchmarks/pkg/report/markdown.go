@@ -54,6 +54,9 @@ var figures = []figure{
 	{"NodeClaim create -> Registered p99", func(r Result) float64 { return r.NodeClaimRegistered.P99 }, "s", provisioned, false},
 	{"NodeClaim create -> Initialized p50", func(r Result) float64 { return r.NodeClaimInitialized.P50 }, "s", provisioned, true},
 	{"NodeClaim create -> Initialized p99", func(r Result) float64 { return r.NodeClaimInitialized.P99 }, "s", provisioned, false},
+	{"NodeClaims whose Launched core set again, later", setAgain("Launched"), "", countedSetAgain, false},
+	{"NodeClaims whose Registered core set again, later", setAgain("Registered"), "", countedSetAgain, false},
+	{"NodeClaims whose Initialized core set again, later", setAgain("Initialized"), "", countedSetAgain, false},
 	{"CloudStack calls per node", Result.TotalCallsPerNode, "", clouded, true},
 	{"429 answers", func(r Result) float64 { return float64(r.Throttled) }, "", clouded, true},
 	{"533 answers", func(r Result) float64 { return float64(r.NoCapacity) }, "", clouded, false},
@@ -100,6 +103,18 @@ func ofGate(of func(ReadyGate) int) func(Result) float64 {
 		return float64(of(*r.ReadyGate))
 	}
 }
+
+// setAgain is how many NodeClaims core set the condition True again, with a later time.
+func setAgain(condition string) func(Result) float64 {
+	return func(r Result) float64 {
+		if r.ConditionsSetAgain == nil {
+			return math.NaN()
+		}
+		return float64(r.ConditionsSetAgain[condition])
+	}
+}
+
+func countedSetAgain(r Result) bool { return r.ConditionsSetAgain != nil }
 
 // ungated says that a run's results were recorded before the Ready gate was measured.
 func ungated(results []Result) string {

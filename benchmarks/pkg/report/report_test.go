@@ -198,6 +198,19 @@ func TestMarkdownSaysWhereOurLaunchesSpentTheirTime(t *testing.T) {
 	}
 }
 
+func TestMarkdownCountsTheConditionsCoreSetAgain(t *testing.T) {
+	run := Run{Results: results()}
+	run.Results[0].ConditionsSetAgain = map[string]int{"Launched": 3, "Registered": 7, "Initialized": 0}
+	expectContains(t, "markdown", Markdown(run),
+		"| NodeClaims whose Launched core set again, later | 3 | - | - |",
+		"| NodeClaims whose Registered core set again, later | 7 | - | - |",
+		"| NodeClaims whose Initialized core set again, later | 0 | - | - |",
+	)
+	if strings.Contains(Markdown(Run{Results: results()}), "set again") {
+		t.Error("results that did not count them show the rows")
+	}
+}
+
 func TestMarkdownWithoutBaselineHasNoRatio(t *testing.T) {
 	md := Markdown(Run{Results: results()[:1]})
 	if strings.Contains(md, "ratio") {

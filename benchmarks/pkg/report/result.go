@@ -94,6 +94,11 @@ type Result struct {
 	Reconciles        stats.Counts       `json:"reconciles,omitempty"`
 	ReconcilesPerNode map[string]float64 `json:"reconcilesPerNode,omitempty"`
 
+	// ConditionsSetAgain counts, by condition (Launched, Registered, Initialized), the
+	// NodeClaims that core set True again with a later time than the first, which the
+	// latencies leave out; nil in results recorded before it was counted.
+	ConditionsSetAgain map[string]int `json:"conditionsSetAgain,omitempty"`
+
 	// LaunchSteps are where our provider's launches spent their time, by step (the provider's
 	// karpenter_cloudstack_launch_step_duration_seconds, and Create as core measures it);
 	// nil for the KWOK provider and in results recorded before they were read.

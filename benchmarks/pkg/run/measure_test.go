@@ -78,7 +78,7 @@ func TestLatenciesComeFromConditionTransitions(t *testing.T) {
 		nodeClaim("n1", 4, 6), nodeClaim("n2", 8, -1),
 	).Build()
 	var r report.Result
-	if err := latencies(context.Background(), c, &r); err != nil {
+	if err := latencies(context.Background(), c, newFirstTrue(), &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.PodStartup != (stats.Quantiles{Count: 2, P50: 5, P99: 20, Max: 20}) {
@@ -90,6 +90,34 @@ func TestLatenciesComeFromConditionTransitions(t *testing.T) {
 	want := report.Latencies{PodStartup: []float64{5, 20}, NodeClaimLaunched: []float64{1, 1}, NodeClaimRegistered: []float64{4, 8}, NodeClaimInitialized: []float64{6}}
 	if !reflect.DeepEqual(r.Latencies, want) {
 		t.Errorf("samples = %+v, want %+v", r.Latencies, want)
+	}
+}
+
+// A condition core set True again, with a later time, counts from the first time the watch
+// saw it True, and the NodeClaim is counted as set again.
+func TestLatenciesCountFromTheFirstTimeAConditionWasTrue(t *testing.T) {
+	first := nodeClaim("n1", 4, 6)
+	again := first.DeepCopy()
+	for i, c := range again.Status.Conditions {
+		if c.Type == karpv1.ConditionTypeLaunched {
+			again.Status.Conditions[i].LastTransitionTime = at(16)
+		}
+	}
+	claims := newFirstTrue()
+	claims.nodeClaim(first)
+	claims.nodeClaim(again)
+	claims.nodeClaim(again)
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(again).Build()
+	var r report.Result
+	if err := latencies(context.Background(), c, claims, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.Latencies.NodeClaimLaunched, []float64{1}) {
+		t.Errorf("launched = %v, want the first time it was True, 1 s after creation, not the 6 s it carries now", r.Latencies.NodeClaimLaunched)
+	}
+	want := map[string]int{karpv1.ConditionTypeLaunched: 1, karpv1.ConditionTypeRegistered: 0, karpv1.ConditionTypeInitialized: 0}
+	if !reflect.DeepEqual(r.ConditionsSetAgain, want) {
+		t.Errorf("set again = %v, want %v", r.ConditionsSetAgain, want)
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
@@ -85,9 +86,10 @@ func (w *watcher) until(ctx context.Context, done func(report.Sample) bool) (rep
 }
 
 // watchCache serves the samples from one watch of the workload's pods and one of the nodes,
-// whose events it also hands to order. Listing them instead took a loaded API server seconds
-// per call at 700 nodes, and the benchmark must not be what slows the cluster down.
-func watchCache(ctx context.Context, kubeconfig string, order *readyOrder) (client.Reader, error) {
+// whose events it also hands to order, and watches NodeClaims for claims. Listing them instead
+// took a loaded API server seconds per call at 700 nodes, and the benchmark must not be what
+// slows the cluster down.
+func watchCache(ctx context.Context, kubeconfig string, order *readyOrder, claims *firstTrue) (client.Reader, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s, %w", kubeconfig, err)
@@ -109,6 +111,11 @@ func watchCache(ctx context.Context, kubeconfig string, order *readyOrder) (clie
 		&corev1.Node{}: func(obj any) {
 			if n, ok := obj.(*corev1.Node); ok {
 				order.node(n)
+			}
+		},
+		&karpv1.NodeClaim{}: func(obj any) {
+			if nc, ok := obj.(*karpv1.NodeClaim); ok {
+				claims.nodeClaim(nc)
 			}
 		},
 	}
