@@ -232,6 +232,26 @@ func TestCommittedResultsAreJSONAndRESULTSIsWhatTheyRender(t *testing.T) {
 	}
 }
 
+// TestNoCommittedResultRanAPodOnANotReadyNode holds every committed result to the Ready gate:
+// in a provisioned run no pod may have started before its node was Ready, on either side of a
+// comparison. Results recorded before the gate was measured carry nothing to judge; RESULTS.md
+// marks them as not gated.
+func TestNoCommittedResultRanAPodOnANotReadyNode(t *testing.T) {
+	runs, err := report.ReadDir(filepath.Join("..", "..", "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, saved := range runs {
+		for i, round := range saved.Run.Rounds() {
+			for _, r := range round {
+				if err := r.ReadyGateError(); err != nil {
+					t.Errorf("%s, paired run %d: %v", filepath.Base(saved.Path), i+1, err)
+				}
+			}
+		}
+	}
+}
+
 func TestARunRewritesTheSummary(t *testing.T) {
 	dir := t.TempDir()
 	o := options{size: 3, out: filepath.Join(dir, "results"), rendered: filepath.Join(dir, "rendered"), summary: filepath.Join(dir, "RESULTS.md")}

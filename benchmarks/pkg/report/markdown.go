@@ -42,7 +42,9 @@ type figure struct {
 
 var figures = []figure{
 	{"time to all pods running (scale-down: all nodes gone)", func(r Result) float64 { return r.Seconds }, "s", nil, true},
-	{"nodes", func(r Result) float64 { return float64(r.Nodes) }, "", nil, true},
+	{"nodes when all pods run", ofGate(func(g ReadyGate) int { return g.Nodes }), "", nil, true},
+	{"nodes Ready when all pods run", func(r Result) float64 { return float64(r.Nodes) }, "", nil, true},
+	{"pods started on a not-Ready node", ofGate(func(g ReadyGate) int { return g.PodsStartedOnNotReadyNodes }), "", nil, true},
 	{"nodes/min", func(r Result) float64 { return r.NodesPerMinute }, "", nil, false},
 	{"pod startup p50", func(r Result) float64 { return r.PodStartup.P50 }, "s", nil, true},
 	{"pod startup p99", func(r Result) float64 { return r.PodStartup.P99 }, "s", nil, true},
@@ -52,6 +54,9 @@ var figures = []figure{
 	{"NodeClaim create -> Registered p99", func(r Result) float64 { return r.NodeClaimRegistered.P99 }, "s", provisioned, false},
 	{"NodeClaim create -> Initialized p50", func(r Result) float64 { return r.NodeClaimInitialized.P50 }, "s", provisioned, true},
 	{"NodeClaim create -> Initialized p99", func(r Result) float64 { return r.NodeClaimInitialized.P99 }, "s", provisioned, false},
+	{"NodeClaims whose Launched core set again, later", setAgain("Launched"), "", countedSetAgain, false},
+	{"NodeClaims whose Registered core set again, later", setAgain("Registered"), "", countedSetAgain, false},
+	{"NodeClaims whose Initialized core set again, later", setAgain("Initialized"), "", countedSetAgain, false},
 	{"CloudStack calls per node", Result.TotalCallsPerNode, "", clouded, true},
 	{"429 answers", func(r Result) float64 { return float64(r.Throttled) }, "", clouded, true},
 	{"533 answers", func(r Result) float64 { return float64(r.NoCapacity) }, "", clouded, false},
@@ -89,6 +94,36 @@ func ofProvider(of func(procstat.Usage) float64) func(Result) float64 {
 	}
 }
 
+// ofGate is a figure of the Ready gate, NaN for results recorded before it was measured.
+func ofGate(of func(ReadyGate) int) func(Result) float64 {
+	return func(r Result) float64 {
+		if r.ReadyGate == nil {
+			return math.NaN()
+		}
+		return float64(of(*r.ReadyGate))
+	}
+}
+
+// setAgain is how many NodeClaims core set the condition True again, with a later time.
+func setAgain(condition string) func(Result) float64 {
+	return func(r Result) float64 {
+		if r.ConditionsSetAgain == nil {
+			return math.NaN()
+		}
+		return float64(r.ConditionsSetAgain[condition])
+	}
+}
+
+func countedSetAgain(r Result) bool { return r.ConditionsSetAgain != nil }
+
+// ungated says that a run's results were recorded before the Ready gate was measured.
+func ungated(results []Result) string {
+	if !slices.ContainsFunc(results, func(r Result) bool { return r.ReadyGate == nil }) {
+		return ""
+	}
+	return "**Not gated**: recorded before the Ready gate was measured, so whether a pod ran on a node that was not Ready is unknown; run it again.\n\n"
+}
+
 func reconciled(r Result) bool { return r.ReconcilesPerNode != nil }
 
 func provisioned(r Result) bool { return r.NodeClaims > 0 }
@@ -111,6 +146,7 @@ func Markdown(run Run) string {
 	first := results[0]
 	fmt.Fprintf(&b, "### %s\n\n", title(first.Scenario, first.Size, run.Runtime))
 	b.WriteString(provenance(run) + "\n\n")
+	b.WriteString(ungated(slices.Concat(run.Rounds()...)))
 	b.WriteString(withoutCCM + "\n\n")
 	header := []string{"figure"}
 	for _, r := range results {
@@ -139,6 +175,7 @@ func Markdown(run Run) string {
 	b.WriteString(repeatsTable(run))
 	b.WriteString(processTable(results))
 	b.WriteString(callsTable(first))
+	b.WriteString(launchStepsTable(first))
 	b.WriteString(perNodeTable("API requests per node by resource and verb, all clients", "resource verb", results, func(r Result) map[string]float64 {
 		return flatten(r.APIRequestsPerNode)
 	}))
@@ -222,6 +259,37 @@ func callsTable(r Result) string {
 			codes = append(codes, fmt.Sprintf("%s: %d", code, r.Calls[command][code]))
 		}
 		writeRow(&b, []string{command, strings.Join(codes, ", "), format(r.CallsPerNode[command])})
+	}
+	return b.String()
+}
+
+// launchSteps are the steps of a launch in the order they happen, as the provider's metric
+// names them, with what each covers; Create is core's measure of the provider's Create.
+var launchSteps = []struct{ name, covers string }{
+	{"queued", "NodeClaim creation (API server, to the second) to the provider's launch: core's share"},
+	{"lookup", "search for a crashed predecessor's VM"},
+	{"choose", "offering x zone, limits"},
+	{"userdata", "rendering the userdata"},
+	{"token", "storing the bootstrap token, beside the deploy's turn"},
+	{"deploy", "deployVirtualMachine, its turn at the client-side rate included"},
+	{"tags", "createTags, its batch window included"},
+	{"Create", "core's measure of Create, from its call to its return"},
+}
+
+// launchStepsTable says where a result's launches spent their time, from the provider's
+// metrics; empty for a result without them.
+func launchStepsTable(r Result) string {
+	if len(r.LaunchSteps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nWhere " + r.Provider + "'s launches spent their time (provider metrics, mean over the launches that took each step)\n\n")
+	writeRow(&b, []string{"step", "what it covers", "launches", "mean"})
+	writeRow(&b, []string{"---", "---", "---", "---"})
+	for _, step := range launchSteps {
+		if t, ok := r.LaunchSteps[step.name]; ok {
+			writeRow(&b, []string{step.name, step.covers, fmt.Sprint(t.Launches), format(t.MeanSeconds) + "s"})
+		}
 	}
 	return b.String()
 }

@@ -34,10 +34,12 @@ func results() []Result {
 		Calls:        stats.Calls{"deployVirtualMachine": {"200": 20, "429": 2}},
 		CallsPerNode: map[string]float64{"deployVirtualMachine": 1.1, "listVirtualMachines": 0.4},
 		Processes:    map[string]procstat.Usage{"karpenter-cloudstack": {CPUSeconds: 12.5, PeakRSSMiB: 150}},
-		Timeline:     []Sample{{Seconds: 0}, {Seconds: 30, PodsRunning: 40, NodesReady: 10, Nodes: 12}, {Seconds: 60, PodsRunning: 100, NodesReady: 20, Nodes: 20}},
+		Timeline:     []Sample{{Seconds: 0}, {Seconds: 30, PodsRunning: 40, NodesReady: 10, Nodes: 12}, {Seconds: 60, PodsRunning: 100, NodesReady: 20, Nodes: 22}},
+		ReadyGate:    &ReadyGate{Nodes: 22},
 	}
 	base := Result{Scenario: "S1", Size: 100, Provider: "kwok", Completed: false, Seconds: 40, Nodes: 20,
-		Timeline: []Sample{{Seconds: 0}, {Seconds: 40, PodsRunning: 100, NodesReady: 20, Nodes: 20}}}
+		Timeline:  []Sample{{Seconds: 0}, {Seconds: 40, PodsRunning: 100, NodesReady: 20, Nodes: 20}},
+		ReadyGate: &ReadyGate{Nodes: 20}}
 	return []Result{ours, base}
 }
 
@@ -132,6 +134,80 @@ func TestMarkdownOfARepeatedRunGivesEveryRunsRatioAndTheMedian(t *testing.T) {
 	)
 	if single := Markdown(Run{Results: results()}); strings.Contains(single, "median") {
 		t.Errorf("a single run has a median:\n%s", single)
+	}
+}
+
+func TestMarkdownGivesTheNodesWhenAllPodsRanAndMarksRunsWithoutTheReadyGate(t *testing.T) {
+	md := Markdown(Run{Results: results()})
+	expectContains(t, "markdown", md,
+		"| nodes when all pods run | 22 | 20 | 1.10x |",
+		"| nodes Ready when all pods run | 20 | 20 | 1.00x |",
+		"| pods started on a not-Ready node | 0 | 0 | - |",
+	)
+	if strings.Contains(md, "Not gated") {
+		t.Errorf("a gated run is marked as not gated:\n%s", md)
+	}
+	// A result recorded before the gate was measured, in any paired run, marks the run.
+	old := repeated()
+	old.Repeats[1][1].ReadyGate = nil
+	md = Markdown(old)
+	expectContains(t, "markdown", md, "**Not gated**: recorded before the Ready gate was measured")
+}
+
+func TestReadyGateErrorFailsOnlyAProvisionedRunWithAPodOnANotReadyNode(t *testing.T) {
+	started := &ReadyGate{Nodes: 3, PodsStartedOnNotReadyNodes: 2}
+	for _, c := range []struct {
+		name string
+		r    Result
+		fail bool
+	}{
+		{"provisioned, a pod before Ready", Result{Provider: "kwok", NodeClaims: 3, ReadyGate: started}, true},
+		{"provisioned, every pod after Ready", Result{Provider: "kwok", NodeClaims: 3, ReadyGate: &ReadyGate{Nodes: 3}}, false},
+		{"calibration binds its own pods", Result{Provider: "kwok-only", ReadyGate: started}, false},
+		{"recorded before the gate", Result{Provider: "cloudstack", NodeClaims: 3}, false},
+	} {
+		err := c.r.ReadyGateError()
+		if (err != nil) != c.fail {
+			t.Errorf("%s: ReadyGateError() = %v, want failure %v", c.name, err, c.fail)
+		}
+		if err != nil && !strings.Contains(err.Error(), "kwok: 2 pods started Running on a node that was not Ready") {
+			t.Errorf("%s: error %q does not name the provider and the count", c.name, err)
+		}
+	}
+}
+
+func TestMarkdownSaysWhereOurLaunchesSpentTheirTime(t *testing.T) {
+	run := Run{Results: results()}
+	run.Results[0].LaunchSteps = map[string]StepTime{
+		"Create": {Launches: 20, MeanSeconds: 3.5}, "deploy": {Launches: 20, MeanSeconds: 2.25},
+		"queued": {Launches: 20, MeanSeconds: 4}, "lookup": {Launches: 5, MeanSeconds: 0.5},
+	}
+	md := Markdown(run)
+	expectContains(t, "markdown", md,
+		"Where cloudstack's launches spent their time",
+		"| queued | NodeClaim creation (API server, to the second) to the provider's launch: core's share | 20 | 4s |",
+		"| lookup | search for a crashed predecessor's VM | 5 | 0.5s |",
+		"| deploy | deployVirtualMachine, its turn at the client-side rate included | 20 | 2.25s |",
+		"| Create | core's measure of Create, from its call to its return | 20 | 3.5s |",
+	)
+	if strings.Index(md, "| queued |") > strings.Index(md, "| deploy |") || strings.Index(md, "| deploy |") > strings.Index(md, "| Create |") {
+		t.Errorf("steps out of the order they happen in:\n%s", md)
+	}
+	if strings.Contains(Markdown(Run{Results: results()}), "spent their time") {
+		t.Error("a run without launch steps has their table")
+	}
+}
+
+func TestMarkdownCountsTheConditionsCoreSetAgain(t *testing.T) {
+	run := Run{Results: results()}
+	run.Results[0].ConditionsSetAgain = map[string]int{"Launched": 3, "Registered": 7, "Initialized": 0}
+	expectContains(t, "markdown", Markdown(run),
+		"| NodeClaims whose Launched core set again, later | 3 | - | - |",
+		"| NodeClaims whose Registered core set again, later | 7 | - | - |",
+		"| NodeClaims whose Initialized core set again, later | 0 | - | - |",
+	)
+	if strings.Contains(Markdown(Run{Results: results()}), "set again") {
+		t.Error("results that did not count them show the rows")
 	}
 }
 

@@ -50,8 +50,9 @@ type Result struct {
 	Error     string `json:"error,omitempty"`
 	// Seconds is the scenario's headline time: workload creation to the last pod Running, or
 	// for scale-down, workload deletion to the last node gone.
-	Seconds        float64 `json:"seconds"`
-	Pods           int     `json:"pods"`
+	Seconds float64 `json:"seconds"`
+	Pods    int     `json:"pods"`
+	// Nodes are the Ready nodes when every pod first ran.
 	Nodes          int     `json:"nodes"`
 	NodeClaims     int     `json:"nodeClaims"`
 	NodesPerMinute float64 `json:"nodesPerMinute"`
@@ -93,8 +94,47 @@ type Result struct {
 	Reconciles        stats.Counts       `json:"reconciles,omitempty"`
 	ReconcilesPerNode map[string]float64 `json:"reconcilesPerNode,omitempty"`
 
+	// ConditionsSetAgain counts, by condition (Launched, Registered, Initialized), the
+	// NodeClaims that core set True again with a later time than the first, which the
+	// latencies leave out; nil in results recorded before it was counted.
+	ConditionsSetAgain map[string]int `json:"conditionsSetAgain,omitempty"`
+
+	// LaunchSteps are where our provider's launches spent their time, by step (the provider's
+	// karpenter_cloudstack_launch_step_duration_seconds, and Create as core measures it);
+	// nil for the KWOK provider and in results recorded before they were read.
+	LaunchSteps map[string]StepTime `json:"launchSteps,omitempty"`
+
+	// ReadyGate is what the Ready gate measured; nil in results recorded before it was.
+	ReadyGate *ReadyGate `json:"readyGate,omitempty"`
+
 	Processes map[string]procstat.Usage `json:"processes"`
 	Timeline  []Sample                  `json:"timeline"`
+}
+
+// StepTime is one step of the launches of a run: how many went through it, and their mean.
+type StepTime struct {
+	Launches    int     `json:"launches"`
+	MeanSeconds float64 `json:"meanSeconds"`
+}
+
+// ReadyGate is the cluster when every pod first ran, and whether a pod ran before its node was
+// Ready, which a kubelet never lets happen.
+type ReadyGate struct {
+	// Nodes counts every Node object at that moment, Ready or not (Result.Nodes the Ready ones).
+	Nodes int `json:"nodes"`
+	// PodsStartedOnNotReadyNodes are the pods that turned Running while their Node's Ready
+	// condition was not True, judged by the order of the writes (their resourceVersions).
+	PodsStartedOnNotReadyNodes int `json:"podsStartedOnNotReadyNodes"`
+}
+
+// ReadyGateError tells why a result fails the Ready gate: a pod that kube-scheduler bound to a
+// node a provisioner launched started before that node was Ready. Calibration binds its pods
+// to its nodes itself (no NodeClaim), and results without the measurement pass unjudged.
+func (r Result) ReadyGateError() error {
+	if r.ReadyGate == nil || !provisioned(r) || r.ReadyGate.PodsStartedOnNotReadyNodes == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %d pods started Running on a node that was not Ready", r.Provider, r.ReadyGate.PodsStartedOnNotReadyNodes)
 }
 
 // Latencies are the samples the quantiles summarise, in seconds and ascending, for the

@@ -121,6 +121,7 @@ func (s Summary) render(runs []Saved, resultsDir string) string {
 			fmt.Fprintf(&b, "**Stale**: measured before %s changed `provider/`; run it again.\n\n", short(s.Staleness.Provider))
 		}
 		b.WriteString(provenance(run) + "\n\n")
+		b.WriteString(ungated(slices.Concat(run.Rounds()...)))
 		columns := slices.DeleteFunc(applicable(results), func(f figure) bool { return !f.key })
 		header := []string{""}
 		for _, f := range columns {

@@ -57,14 +57,19 @@ func TestSummaryTablesTheLatestRunOfEachScenarioAndSize(t *testing.T) {
 		"[results/](results/)",
 		"Machine: 2 cores, linux. Started 2026-01-02T00:00:00Z. Commit: 0123456789ab. Command: `bench -scenario S1`",
 		// No NodeClaim latencies: neither result counted NodeClaims.
-		"|  | time to all pods running (scale-down: all nodes gone) | nodes | pod startup p50 | pod startup p99 | CloudStack calls per node | 429 answers | failed deploy jobs | provider CPU seconds | provider peak RSS |",
-		"| ours | 60s | 20 | 0s | 0s | 1.5 | 0 | 0 | 12.5 | 150 MiB |",
-		"| KWOK provider (incomplete) | 40s | 20 | 0s | 0s | 0 | 0 | 0 | - | - |",
-		"| ratio | 1.50x | 1.00x | - | - | - | - | - | - | - |",
+		"|  | time to all pods running (scale-down: all nodes gone) | nodes when all pods run | nodes Ready when all pods run | pods started on a not-Ready node | pod startup p50 | pod startup p99 | CloudStack calls per node | 429 answers | failed deploy jobs | provider CPU seconds | provider peak RSS |",
+		"| ours | 60s | 22 | 20 | 0 | 0s | 0s | 1.5 | 0 | 0 | 12.5 | 150 MiB |",
+		"| KWOK provider (incomplete) | 40s | 20 | 20 | 0 | 0s | 0s | 0 | 0 | 0 | - | - |",
+		"| ratio | 1.50x | 1.10x | 1.00x | - | - | - | - | - | - | - | - |",
 		"From [S1-100.json](results/S1-100.json); every figure, the processes, the calls by command and the plots in `.bench/results/S1-100.md`.",
 		"Commit: not recorded. Command: `bench -scenario S0`",
-		"| no provisioner | 5s | 10 | 0s | 0s |\n",
+		// Recorded before the gate was measured: marked, its gate figures left blank.
+		"**Not gated**: recorded before the Ready gate was measured",
+		"| no provisioner | 5s | - | 10 | - | 0s | 0s |\n",
 	)
+	if strings.Count(md, "**Not gated**") != 1 {
+		t.Errorf("want only the S0 run, recorded without the gate, marked as not gated:\n%s", md)
+	}
 	if strings.Contains(md, "999") || strings.Contains(md, "bench old") {
 		t.Errorf("summary shows the older S1 run:\n%s", md)
 	}
@@ -80,7 +85,7 @@ func TestSummaryTakesEveryKeyFigureFromTheJSON(t *testing.T) {
 	ours.Throttled, ours.FailedDeployJobs = 4, 2
 	ours.Processes = map[string]procstat.Usage{ProviderProcess("cloudstack"): {CPUSeconds: 33, PeakRSSMiB: 444}, "etcd": {CPUSeconds: 1, PeakRSSMiB: 2}}
 	md := Summary{Rendered: "r"}.render([]Saved{{Path: "x/S1-100.json", Run: Run{Results: []Result{ours}}}}, "x")
-	if want := "| ours | 60s | 20 | 7s | 11s | 3s | 9s | 1.5 | 4 | 2 | 33 | 444 MiB |"; !strings.Contains(md, want) {
+	if want := "| ours | 60s | 22 | 20 | 0 | 7s | 11s | 3s | 9s | 1.5 | 4 | 2 | 33 | 444 MiB |"; !strings.Contains(md, want) {
 		t.Errorf("summary lacks %q:\n%s", want, md)
 	}
 	if strings.Contains(md, "| ratio |") {
@@ -94,7 +99,7 @@ func TestSummaryOfARepeatedRunAddsTheMedianRatioAndItsSpread(t *testing.T) {
 		"| ours, run 1 | 60s |",
 		"| KWOK provider (incomplete), run 1 | 40s |",
 		"| ratio, run 1 | 1.50x |",
-		"| ratio, median (lowest to highest) of 3 runs | 1.25x (0.50x to 1.50x) | 1.00x (1.00x to 1.00x) | - | - | - | - | - | - | - |",
+		"| ratio, median (lowest to highest) of 3 runs | 1.25x (0.50x to 1.50x) | 1.10x (1.10x to 1.10x) | 1.00x (1.00x to 1.00x) | - | - | - | - | - | - | - | - |",
 	)
 }
 

@@ -49,6 +49,9 @@ func StartBaseline(ctx context.Context, p environment.Paths, runtime environment
 		return t, err
 	}
 	t.provisionerMetrics = t.env.MetricsURL(environment.KwokProviderName)
+	if err := t.gateReadiness(ctx); err != nil {
+		return t, err
+	}
 	if err := t.Client.Create(ctx, kwokNodeClass(NodePoolName)); err != nil {
 		return t, fmt.Errorf("creating KWOK node class, %w", err)
 	}

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/metrics"
 )
@@ -44,7 +45,14 @@ type counters struct {
 	// providerRequests are the provisioner's own requests by resource and verb, from the
 	// client-go metrics Karpenter registers (client_go_request_duration_seconds' counts).
 	providerRequests stats.Counts
+	// launchSteps are our provider's launch steps (karpenter_cloudstack_launch_step_duration_seconds)
+	// and, as createStep, core's measure of Create; the KWOK provider has neither.
+	launchSteps map[string]metrics.Observed
 }
+
+// createStep names core's own measure of Create (karpenter_cloudprovider_duration_seconds of
+// the lifecycle controller) among the launch steps: what the provider's steps add up to.
+const createStep = "Create"
 
 // apiServer reads kube-apiserver's own metrics, with the kubeconfig's credentials.
 type apiServer struct {
@@ -95,7 +103,38 @@ func (t *Target) counters(ctx context.Context) (counters, error) {
 	c.providerRequests = countBy(provisioner, "client_go_request_duration_seconds", func(l map[string]string) (string, string) {
 		return resourceKey(l["kind"], l["group"], l["subresource"]), l["verb"]
 	})
+	c.launchSteps = launchSteps(provisioner)
 	return c, nil
+}
+
+// launchSteps reads the launch steps a provisioner's metrics hold.
+func launchSteps(f metrics.Families) map[string]metrics.Observed {
+	steps := map[string]metrics.Observed{}
+	f.Histograms("karpenter_cloudstack_launch_step_duration_seconds", func(l map[string]string, o metrics.Observed) {
+		steps[l["step"]] = o
+	})
+	f.Histograms("karpenter_cloudprovider_duration_seconds", func(l map[string]string, o metrics.Observed) {
+		if l["controller"] == "nodeclaim.lifecycle" && l["method"] == "Create" {
+			steps[createStep] = o
+		}
+	})
+	return steps
+}
+
+// stepTimes are the launch steps taken between before and after: how many launches went
+// through each, and their mean.
+func stepTimes(before, after map[string]metrics.Observed) map[string]report.StepTime {
+	out := map[string]report.StepTime{}
+	for step, a := range after {
+		b := before[step]
+		if n := a.Count - b.Count; n > 0 {
+			out[step] = report.StepTime{Launches: int(n), MeanSeconds: (a.Sum - b.Sum) / float64(n)}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // countBy turns the series of the named counter into counts under the two keys keys picks

@@ -67,7 +67,8 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	}
 	cacheCtx, stopCache := context.WithCancel(ctx)
 	defer stopCache()
-	sampled, err := watchCache(cacheCtx, t.env.Kubeconfig())
+	order, claims := newReadyOrder(), newFirstTrue()
+	sampled, err := watchCache(cacheCtx, t.env.Kubeconfig(), order, claims)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,8 @@ func measure(ctx context.Context, t *Target, s scenario.Scenario, size int, time
 	elapsed := time.Since(w.start)
 	r.Timeline, r.Nodes, r.Seconds = w.timeline, last.NodesReady, elapsed.Seconds()
 	r.NodesPerMinute = stats.PerMinute(last.NodesReady, elapsed)
-	errs := []error{waitErr, latencies(ctx, t.Client, r)}
+	// latencies first: it counts the NodeClaims, which tell a provisioned run the gate judges.
+	errs := []error{waitErr, latencies(ctx, t.Client, claims, r), judgeReadyGate(ctx, order, last, progress, r)}
 	if s.ScaleDown && waitErr == nil {
 		errs = append(errs, scaleDown(ctx, t, workload, w, timeout, r))
 	}
@@ -115,6 +117,21 @@ func createAll(ctx context.Context, c client.Client, objs []client.Object) error
 		})
 	}
 	return g.Wait()
+}
+
+// judgeReadyGate records the nodes when every pod first ran and the pods that ran on a node
+// that was not Ready; a provisioned run with any such pod fails, as no real kubelet lets a pod
+// run before its node is Ready and a comparison where one side did is not fair.
+func judgeReadyGate(ctx context.Context, order *readyOrder, allRunning report.Sample, progress io.Writer, r *report.Result) error {
+	onNotReady, err := order.settle(ctx)
+	if err != nil {
+		return err
+	}
+	r.ReadyGate = &report.ReadyGate{Nodes: allRunning.Nodes, PodsStartedOnNotReadyNodes: len(onNotReady)}
+	if len(onNotReady) > 0 {
+		_, _ = fmt.Fprintf(progress, "[%s %s] pods started on a not-Ready node: %d, first %s\n", r.Scenario, r.Provider, len(onNotReady), onNotReady[0])
+	}
+	return r.ReadyGateError()
 }
 
 // scaleDown deletes the workload and waits until every node is gone; the headline time and
@@ -146,10 +163,12 @@ func scaleDown(ctx context.Context, t *Target, workload []client.Object, w *watc
 	return err
 }
 
-// latencies reads pod startup (creation to Ready) and NodeClaim creation to Registered and
-// Initialized from the objects' condition transition times, which the API server keeps to
-// the second, and keeps the samples as well as their quantiles for the histograms.
-func latencies(ctx context.Context, c client.Client, r *report.Result) error {
+// latencies reads pod startup (creation to Ready) and NodeClaim creation to Launched,
+// Registered and Initialized from the objects' condition transition times, which the API
+// server keeps to the second, and keeps the samples as well as their quantiles for the
+// histograms. A NodeClaim's condition counts from when the watch first saw it True (claims),
+// not from a later time core set it again with.
+func latencies(ctx context.Context, c client.Client, claims *firstTrue, r *report.Result) error {
 	pods := &corev1.PodList{}
 	if err := c.List(ctx, pods, client.InNamespace(objects.Namespace)); err != nil {
 		return fmt.Errorf("listing pods, %w", err)
@@ -163,35 +182,42 @@ func latencies(ctx context.Context, c client.Client, r *report.Result) error {
 		}
 	}
 	r.PodStartup, r.Latencies.PodStartup = stats.Summarise(startup), stats.Seconds(startup)
-	claims := &karpv1.NodeClaimList{}
-	if err := c.List(ctx, claims); err != nil {
+	list := &karpv1.NodeClaimList{}
+	if err := c.List(ctx, list); err != nil {
 		return fmt.Errorf("listing node claims, %w", err)
 	}
-	r.NodeClaims = len(claims.Items)
+	r.NodeClaims = len(list.Items)
 	var launched, registered, initialized []time.Duration
-	for _, nc := range claims.Items {
-		if d, ok := sinceCreation(nc, karpv1.ConditionTypeLaunched); ok {
+	for _, nc := range list.Items {
+		if d, ok := sinceCreation(nc, karpv1.ConditionTypeLaunched, claims); ok {
 			launched = append(launched, d)
 		}
-		if d, ok := sinceCreation(nc, karpv1.ConditionTypeRegistered); ok {
+		if d, ok := sinceCreation(nc, karpv1.ConditionTypeRegistered, claims); ok {
 			registered = append(registered, d)
 		}
-		if d, ok := sinceCreation(nc, karpv1.ConditionTypeInitialized); ok {
+		if d, ok := sinceCreation(nc, karpv1.ConditionTypeInitialized, claims); ok {
 			initialized = append(initialized, d)
 		}
 	}
+	r.ConditionsSetAgain = claims.counts()
 	r.NodeClaimLaunched, r.Latencies.NodeClaimLaunched = stats.Summarise(launched), stats.Seconds(launched)
 	r.NodeClaimRegistered, r.Latencies.NodeClaimRegistered = stats.Summarise(registered), stats.Seconds(registered)
 	r.NodeClaimInitialized, r.Latencies.NodeClaimInitialized = stats.Summarise(initialized), stats.Seconds(initialized)
 	return nil
 }
 
-func sinceCreation(nc karpv1.NodeClaim, condition string) (time.Duration, bool) {
+// sinceCreation is the time from the NodeClaim's creation to its condition's first transition
+// to True the watch saw, else the transition time it carries now; false while it is not True.
+func sinceCreation(nc karpv1.NodeClaim, condition string, claims *firstTrue) (time.Duration, bool) {
 	cond := nc.StatusConditions().Get(condition)
 	if cond == nil || !cond.IsTrue() {
 		return 0, false
 	}
-	return cond.LastTransitionTime.Sub(nc.CreationTimestamp.Time), true
+	at := cond.LastTransitionTime.Time
+	if first, ok := claims.time(nc.Name, condition); ok && first.Before(at) {
+		at = first
+	}
+	return at.Sub(nc.CreationTimestamp.Time), true
 }
 
 // costs reads the cloud calls, API requests and reconciles made since before, per node, and
@@ -216,6 +242,7 @@ func costs(ctx context.Context, t *Target, before counters, r *report.Result) er
 		r.ReconcilesPerNode = r.Reconciles.PerNode(nodes)
 		r.ProvisionerAPIRequests = after.providerRequests.Sub(before.providerRequests)
 		r.ProvisionerAPIRequestsPerNode = r.ProvisionerAPIRequests.PerNodeEach(nodes)
+		r.LaunchSteps = stepTimes(before.launchSteps, after.launchSteps)
 	}
 	if r.FailedDeployJobs, err = t.FailedDeployJobs(ctx); err != nil {
 		return err

@@ -38,6 +38,7 @@ import (
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/metrics"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/objects"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment/procstat"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/fakecloudstack/pkg/admin"
@@ -77,7 +78,7 @@ func TestLatenciesComeFromConditionTransitions(t *testing.T) {
 		nodeClaim("n1", 4, 6), nodeClaim("n2", 8, -1),
 	).Build()
 	var r report.Result
-	if err := latencies(context.Background(), c, &r); err != nil {
+	if err := latencies(context.Background(), c, newFirstTrue(), &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.PodStartup != (stats.Quantiles{Count: 2, P50: 5, P99: 20, Max: 20}) {
@@ -89,6 +90,34 @@ func TestLatenciesComeFromConditionTransitions(t *testing.T) {
 	want := report.Latencies{PodStartup: []float64{5, 20}, NodeClaimLaunched: []float64{1, 1}, NodeClaimRegistered: []float64{4, 8}, NodeClaimInitialized: []float64{6}}
 	if !reflect.DeepEqual(r.Latencies, want) {
 		t.Errorf("samples = %+v, want %+v", r.Latencies, want)
+	}
+}
+
+// A condition core set True again, with a later time, counts from the first time the watch
+// saw it True, and the NodeClaim is counted as set again.
+func TestLatenciesCountFromTheFirstTimeAConditionWasTrue(t *testing.T) {
+	first := nodeClaim("n1", 4, 6)
+	again := first.DeepCopy()
+	for i, c := range again.Status.Conditions {
+		if c.Type == karpv1.ConditionTypeLaunched {
+			again.Status.Conditions[i].LastTransitionTime = at(16)
+		}
+	}
+	claims := newFirstTrue()
+	claims.nodeClaim(first)
+	claims.nodeClaim(again)
+	claims.nodeClaim(again)
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(again).Build()
+	var r report.Result
+	if err := latencies(context.Background(), c, claims, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.Latencies.NodeClaimLaunched, []float64{1}) {
+		t.Errorf("launched = %v, want the first time it was True, 1 s after creation, not the 6 s it carries now", r.Latencies.NodeClaimLaunched)
+	}
+	want := map[string]int{karpv1.ConditionTypeLaunched: 1, karpv1.ConditionTypeRegistered: 0, karpv1.ConditionTypeInitialized: 0}
+	if !reflect.DeepEqual(r.ConditionsSetAgain, want) {
+		t.Errorf("set again = %v, want %v", r.ConditionsSetAgain, want)
 	}
 }
 
@@ -115,6 +144,20 @@ client_go_request_duration_seconds_count{group="karpenter.sh",kind="nodeclaims",
 client_go_request_duration_seconds_bucket{group="",kind="secrets",subresource="",verb="CREATE",version="v1",le="+Inf"} 8
 client_go_request_duration_seconds_sum{group="",kind="secrets",subresource="",verb="CREATE",version="v1"} 1
 client_go_request_duration_seconds_count{group="",kind="secrets",subresource="",verb="CREATE",version="v1"} 8
+# TYPE karpenter_cloudstack_launch_step_duration_seconds histogram
+karpenter_cloudstack_launch_step_duration_seconds_bucket{step="deploy",le="+Inf"} 7
+karpenter_cloudstack_launch_step_duration_seconds_sum{step="deploy"} 12
+karpenter_cloudstack_launch_step_duration_seconds_count{step="deploy"} 7
+karpenter_cloudstack_launch_step_duration_seconds_bucket{step="lookup",le="+Inf"} 2
+karpenter_cloudstack_launch_step_duration_seconds_sum{step="lookup"} 1
+karpenter_cloudstack_launch_step_duration_seconds_count{step="lookup"} 2
+# TYPE karpenter_cloudprovider_duration_seconds histogram
+karpenter_cloudprovider_duration_seconds_bucket{controller="nodeclaim.lifecycle",method="Create",provider="cloudstack",le="+Inf"} 7
+karpenter_cloudprovider_duration_seconds_sum{controller="nodeclaim.lifecycle",method="Create",provider="cloudstack"} 20
+karpenter_cloudprovider_duration_seconds_count{controller="nodeclaim.lifecycle",method="Create",provider="cloudstack"} 7
+karpenter_cloudprovider_duration_seconds_bucket{controller="disruption",method="GetInstanceTypes",provider="cloudstack",le="+Inf"} 9
+karpenter_cloudprovider_duration_seconds_sum{controller="disruption",method="GetInstanceTypes",provider="cloudstack"} 1
+karpenter_cloudprovider_duration_seconds_count{controller="disruption",method="GetInstanceTypes",provider="cloudstack"} 9
 `
 
 func TestCostsCountOnlyCallsOfTheRunPerNode(t *testing.T) {
@@ -154,6 +197,8 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 		conflicts:        stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 3}},
 		reconciles:       stats.Counts{"nodeclass": {"success": 2}},
 		providerRequests: stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 10}},
+		// Two launches before the workload: their steps are not the run's.
+		launchSteps: map[string]metrics.Observed{"deploy": {Count: 2, Sum: 2}, "lookup": {Count: 2, Sum: 1}, "Create": {Count: 2, Sum: 4}},
 	}
 	if err := costs(context.Background(), target, before, &r); err != nil {
 		t.Fatal(err)
@@ -182,6 +227,10 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	}
 	if want := map[string]map[string]float64{"nodeclaims.karpenter.sh/status": {"PATCH": 2}, "secrets": {"CREATE": 1.6}}; !reflect.DeepEqual(r.ProvisionerAPIRequestsPerNode, want) {
 		t.Errorf("provisioner requests per node = %v, want %v", r.ProvisionerAPIRequestsPerNode, want)
+	}
+	// Five launches in the run, 2 s on average to deploy, 3.2 s in Create; none looked.
+	if want := map[string]report.StepTime{"deploy": {Launches: 5, MeanSeconds: 2}, "Create": {Launches: 5, MeanSeconds: 3.2}}; !reflect.DeepEqual(r.LaunchSteps, want) {
+		t.Errorf("launch steps = %v, want %v", r.LaunchSteps, want)
 	}
 	if u := r.Processes["self"]; u.Pid != os.Getpid() || u.PeakRSSMiB <= 0 {
 		t.Errorf("usage = %+v", u)

@@ -50,6 +50,9 @@ func StartOurs(ctx context.Context, p environment.Paths, runtime environment.Run
 	}
 	t.Fake, t.fakeMetrics = t.env.Fake, t.env.MetricsURL(component.FakeCloudName)
 	t.provisionerMetrics = t.env.MetricsURL(component.ProviderName)
+	if err := t.gateReadiness(ctx); err != nil {
+		return t, err
+	}
 	nodeClass := objects.NodeClass(NodePoolName)
 	if err := t.Client.Create(ctx, nodeClass); err != nil {
 		return t, fmt.Errorf("creating node class, %w", err)

@@ -20,6 +20,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,6 +55,8 @@ type Target struct {
 	// meter reads the usage of the provisioner, the fake cloud and the control plane.
 	meter *procstat.Meter
 	env   *environment.Environment
+	// gated is set once the Ready gate is installed, for Stop to remove it from a shared cluster.
+	gated bool
 }
 
 // start brings up the environment of o for provider and measures the named components.
@@ -69,6 +72,16 @@ func start(ctx context.Context, provider string, o environment.Options, measured
 	}
 	t.meter, err = env.Measure(ctx, measured...)
 	return t, err
+}
+
+// gateReadiness installs the Ready gate (readypolicy.go) and waits until the API server
+// applies it, so that both providers' nodes pass it from the first.
+func (t *Target) gateReadiness(ctx context.Context) error {
+	if err := installReadyGate(ctx, t.Client); err != nil {
+		return err
+	}
+	t.gated = true
+	return waitReadyGate(ctx, t.Client)
 }
 
 // keptLogLines bounds the logs KeepClusterLogs saves from outside the run folder.
@@ -101,7 +114,11 @@ func (t *Target) Stop(ctx context.Context) error {
 	if t.env == nil {
 		return nil
 	}
-	return t.env.Stop(ctx)
+	var gate error
+	if t.gated && !t.env.Runtime.OwnsCluster() {
+		gate = removeReadyGate(ctx, t.Client)
+	}
+	return errors.Join(gate, t.env.Stop(ctx))
 }
 
 // Calls reads the fake cloud's call counts; the baseline has none.

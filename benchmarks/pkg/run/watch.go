@@ -24,9 +24,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/scheme"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/report"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/e2e/environment"
@@ -83,10 +85,11 @@ func (w *watcher) until(ctx context.Context, done func(report.Sample) bool) (rep
 	}
 }
 
-// watchCache serves the samples from one watch of the workload's pods and one of the nodes.
-// Listing them instead took a loaded API server seconds per call at 700 nodes, and the
-// benchmark must not be what slows the cluster down.
-func watchCache(ctx context.Context, kubeconfig string) (client.Reader, error) {
+// watchCache serves the samples from one watch of the workload's pods and one of the nodes,
+// whose events it also hands to order, and watches NodeClaims for claims. Listing them instead
+// took a loaded API server seconds per call at 700 nodes, and the benchmark must not be what
+// slows the cluster down.
+func watchCache(ctx context.Context, kubeconfig string, order *readyOrder, claims *firstTrue) (client.Reader, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s, %w", kubeconfig, err)
@@ -99,9 +102,31 @@ func watchCache(ctx context.Context, kubeconfig string) (client.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building a watch cache, %w", err)
 	}
-	for _, o := range []client.Object{&corev1.Pod{}, &corev1.Node{}} {
-		if _, err := c.GetInformer(ctx, o, cache.BlockUntilSynced(false)); err != nil {
+	handlers := map[client.Object]func(any){
+		&corev1.Pod{}: func(obj any) {
+			if p, ok := obj.(*corev1.Pod); ok {
+				order.pod(p)
+			}
+		},
+		&corev1.Node{}: func(obj any) {
+			if n, ok := obj.(*corev1.Node); ok {
+				order.node(n)
+			}
+		},
+		&karpv1.NodeClaim{}: func(obj any) {
+			if nc, ok := obj.(*karpv1.NodeClaim); ok {
+				claims.nodeClaim(nc)
+			}
+		},
+	}
+	for o, handle := range handlers {
+		informer, err := c.GetInformer(ctx, o, cache.BlockUntilSynced(false))
+		if err != nil {
 			return nil, fmt.Errorf("watching %T, %w", o, err)
+		}
+		seen := toolscache.ResourceEventHandlerFuncs{AddFunc: handle, UpdateFunc: func(_, obj any) { handle(obj) }}
+		if _, err := informer.AddEventHandler(seen); err != nil {
+			return nil, fmt.Errorf("following %T, %w", o, err)
 		}
 	}
 	go func() { _ = c.Start(ctx) }()

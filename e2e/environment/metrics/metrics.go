@@ -87,12 +87,31 @@ func (f Families) SumWhere(name string, keep func(labels map[string]string) bool
 // Each calls fn with the labels and value of every series of the named metric.
 func (f Families) Each(name string, fn func(labels map[string]string, value float64)) {
 	for _, m := range f[name].GetMetric() {
-		labels := make(map[string]string, len(m.GetLabel()))
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		fn(labels, value(m))
+		fn(labelsOf(m), value(m))
 	}
+}
+
+// Observed is what a histogram's series holds: how many observations and their sum.
+type Observed struct {
+	Count uint64
+	Sum   float64
+}
+
+// Histograms calls fn with the labels and observations of every series of the named histogram.
+func (f Families) Histograms(name string, fn func(labels map[string]string, o Observed)) {
+	for _, m := range f[name].GetMetric() {
+		if h := m.GetHistogram(); h != nil {
+			fn(labelsOf(m), Observed{Count: h.GetSampleCount(), Sum: h.GetSampleSum()})
+		}
+	}
+}
+
+func labelsOf(m *dto.Metric) map[string]string {
+	labels := make(map[string]string, len(m.GetLabel()))
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	return labels
 }
 
 func value(m *dto.Metric) float64 {

@@ -34,7 +34,9 @@ karpenter_cloudstack_api_call_duration_seconds_sum{command="listZones"} 0.5
 karpenter_cloudstack_api_call_duration_seconds_count{command="listZones"} 4
 `
 
-func TestScrapeAndSum(t *testing.T) {
+// scrapeExposition scrapes exposition from a test server.
+func scrapeExposition(t *testing.T) Families {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte(exposition))
 	}))
@@ -43,6 +45,11 @@ func TestScrapeAndSum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f
+}
+
+func TestScrapeAndSum(t *testing.T) {
+	f := scrapeExposition(t)
 	for _, tc := range []struct {
 		name   string
 		labels map[string]string
@@ -64,6 +71,16 @@ func TestScrapeAndSum(t *testing.T) {
 	if errors != 2 {
 		t.Errorf("SumWhere(code != 200) = %v, want 2", errors)
 	}
+}
+
+func TestHistogramsGiveEachSeriesCountAndSum(t *testing.T) {
+	f := scrapeExposition(t)
+	got := map[string]Observed{}
+	f.Histograms("karpenter_cloudstack_api_call_duration_seconds", func(l map[string]string, o Observed) { got[l["command"]] = o })
+	if len(got) != 1 || got["listZones"] != (Observed{Count: 4, Sum: 0.5}) {
+		t.Errorf("histograms %v, want listZones' 4 observations summing to 0.5", got)
+	}
+	f.Histograms("karpenter_nodes_current", func(map[string]string, Observed) { t.Error("a gauge read as a histogram") })
 }
 
 func TestScrapeReportsAnErrorStatus(t *testing.T) {

@@ -144,14 +144,15 @@ func kubeletOwnsAddresses(want *corev1.Node) bool {
 	return !slices.ContainsFunc(want.Spec.Taints, func(t corev1.Taint) bool { return t.Key == uninitializedTaint })
 }
 
-// registrationConditions are the conditions a kubelet registers its Node with (initialNode runs
+// RegistrationConditions are the conditions a kubelet registers its Node with (initialNode runs
 // the status setters of pkg/kubelet/nodestatus): no pressure yet, and NotReady because its first
 // container runtime check has not completed. Ready=False is what keeps pods away until kwok's
 // node-initialize stage makes the Node Ready: the node lifecycle controller holds the
 // node.kubernetes.io/not-ready:NoSchedule taint, which the API server's TaintNodesByCondition
 // admission adds to every new Node, while Ready is False, and lifts it once Ready is True; a
-// Node without a Ready condition loses that taint at once.
-func registrationConditions(now time.Time) []corev1.NodeCondition {
+// Node without a Ready condition loses that taint at once. The benchmarks give the KWOK
+// provider's Nodes the same conditions, so that both sides pass that gate.
+func RegistrationConditions(now time.Time) []corev1.NodeCondition {
 	t := metav1.NewTime(now)
 	condition := func(typ corev1.NodeConditionType, status corev1.ConditionStatus, reason, message string) corev1.NodeCondition {
 		return corev1.NodeCondition{Type: typ, Status: status, Reason: reason, Message: message, LastHeartbeatTime: t, LastTransitionTime: t}

@@ -154,7 +154,7 @@ func (s *Simulator) reconcile(ctx context.Context, id string) error {
 func (s *Simulator) create(ctx context.Context, id string, want *corev1.Node) error {
 	node := want.DeepCopy()
 	// Conditions only at registration: from then on they are kwok's, and node agents'.
-	node.Status.Conditions = registrationConditions(time.Now())
+	node.Status.Conditions = RegistrationConditions(time.Now())
 	if _, err := s.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		// AlreadyExists means the cache lags; the retry sees the Node and adopts it if ours.
 		return fmt.Errorf("creating node %s, %w", want.Name, err)

@@ -66,6 +66,24 @@ func StartingLaunch(ctx context.Context) context.Context {
 	return context.WithValue(ctx, startingLaunchKey{}, true)
 }
 
+type sendGateKey struct{}
+
+// SendingAfter makes the calls made with ctx wait for ready after their turn at the rate, just
+// before they are sent, and fail with its error without being sent. A launch's deploy waits
+// so for what its VM needs in the cluster, which is then readied while the deploy queues.
+func SendingAfter(ctx context.Context, ready func(context.Context) error) context.Context {
+	return context.WithValue(ctx, sendGateKey{}, ready)
+}
+
+// ReadyToSend waits for what SendingAfter set on ctx, if anything: the Client calls it before
+// it sends a call, after the call's turn at the rate.
+func ReadyToSend(ctx context.Context) error {
+	if ready, ok := ctx.Value(sendGateKey{}).(func(context.Context) error); ok {
+		return ready(ctx)
+	}
+	return nil
+}
+
 // StartsLaunch tells whether a call of command with ctx starts a launch.
 func StartsLaunch(ctx context.Context, command string) bool {
 	return command == deployCommand || ctx.Value(startingLaunchKey{}) != nil

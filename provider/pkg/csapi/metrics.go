@@ -45,6 +45,16 @@ var (
 		Help:      "Latency of CloudStack API calls by command, including client-side rate limiting and retries after 429.",
 		Buckets:   prometheus.ExponentialBuckets(0.005, 2, 14),
 	}, []string{"command"})
+	// APIThrottleWait is how long calls waited for the client-side throttle before they were
+	// sent, by queue: "launch" for the calls that start launches (deploys), which queue apart,
+	// and "other" for every other call.
+	APIThrottleWait = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: metricsNamespace,
+		Subsystem: metricsSubsystem,
+		Name:      "api_throttle_wait_seconds",
+		Help:      "Time calls waited for the client-side rate limit (and a 429's pause) before being sent, by queue: launch or other.",
+		Buckets:   prometheus.ExponentialBuckets(0.001, 2, 16),
+	}, []string{"queue"})
 	// APIRateLimit is the client-side rate now: the ceiling, lowered after 429 answers and
 	// climbing back while none come.
 	APIRateLimit = prometheus.NewGauge(prometheus.GaugeOpts{
@@ -56,5 +66,5 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(APICalls, APICallDuration, APIRateLimit)
+	crmetrics.Registry.MustRegister(APICalls, APICallDuration, APIThrottleWait, APIRateLimit)
 }

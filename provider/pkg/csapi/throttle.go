@@ -81,7 +81,10 @@ func newThrottle(clk clock.Clock, ceiling float64, burst int) *throttle {
 // enter the limiter one at a time: they still leave at the full rate, while any other call
 // waits for at most one of their slots.
 func (t *throttle) wait(ctx context.Context, startingLaunch bool) error {
+	queue, start := "other", t.clock.Now()
+	defer func() { APIThrottleWait.WithLabelValues(queue).Observe(t.clock.Since(start).Seconds()) }()
 	if startingLaunch {
+		queue = "launch"
 		select {
 		case t.launchTurn <- struct{}{}:
 			defer func() { <-t.launchTurn }()

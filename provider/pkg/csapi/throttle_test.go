@@ -24,7 +24,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -107,6 +109,37 @@ func TestThrottleHoldsCallsForTheNamedWait(t *testing.T) {
 	if err := th.wait(ctx, false); err == nil {
 		t.Fatal("a cancelled caller kept waiting for the throttle")
 	}
+}
+
+// throttleWaited is how many calls of the queue waited for the throttle, and how long in all.
+func throttleWaited(t *testing.T, queue string) (uint64, float64) {
+	t.Helper()
+	m := &dto.Metric{}
+	if err := APIThrottleWait.WithLabelValues(queue).(prometheus.Histogram).Write(m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum()
+}
+
+func TestThrottleWaitsAreMeasuredByQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		th := newThrottle(clock.RealClock{}, 1000, 1000)
+		launches, launchWait := throttleWaited(t, "launch")
+		others, otherWait := throttleWaited(t, "other")
+		th.refused(800 * time.Millisecond)
+		if err := th.wait(context.Background(), true); err != nil {
+			t.Fatal(err)
+		}
+		if err := th.wait(context.Background(), false); err != nil {
+			t.Fatal(err)
+		}
+		if n, waited := throttleWaited(t, "launch"); n != launches+1 || waited-launchWait != 0.8 {
+			t.Errorf("launch queue: %d calls waited %vs more, want one that waited the 0.8s pause", n-launches, waited-launchWait)
+		}
+		if n, waited := throttleWaited(t, "other"); n != others+1 || waited != otherWait {
+			t.Errorf("other calls: %d waited %vs more, want one that did not wait", n-others, waited-otherWait)
+		}
+	})
 }
 
 // A burst of deploys must not book the rate for the calls that finish launches already under

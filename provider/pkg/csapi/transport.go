@@ -73,6 +73,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err := t.throttle.wait(t.ctx, StartsLaunch(t.ctx, command)); err != nil {
 			return nil, err
 		}
+		if err := ReadyToSend(t.ctx); err != nil {
+			return nil, err
+		}
 		resp, err := t.send(req, body)
 		code := "error"
 		if err == nil {

@@ -18,6 +18,7 @@ package csapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -179,5 +180,52 @@ func TestTheNamedWaitIsCappedAtAMinute(t *testing.T) {
 		if got := throttledFor(resp, time.Second); got != want {
 			t.Errorf("%q: wait %v, want %v", text, got, want)
 		}
+	}
+}
+
+// A call made with SendingAfter is sent once its gate opens, and not at all when the gate
+// fails: nothing reaches the server and no call is counted.
+func TestACallWaitsForItsGateAndAFailedGateSendsNothing(t *testing.T) {
+	srv := newThrottlingServer(t, 0, 1)
+	c := unlimitedClient(t, srv.URL)
+	sent := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "200"))
+
+	refused := errors.New("token not stored")
+	_, err := c.CreateTags(SendingAfter(context.Background(), func(context.Context) error { return refused }), []string{"a"}, map[string]string{"k": "v"})
+	if !errors.Is(err, refused) {
+		t.Fatalf("CreateTags behind a failed gate = %v, want its error", err)
+	}
+	if arrivals, _ := srv.calls(); len(arrivals) != 0 {
+		t.Fatalf("the server saw %d calls behind a failed gate", len(arrivals))
+	}
+
+	waiting, open := make(chan struct{}), make(chan struct{})
+	gate := func(ctx context.Context) error {
+		close(waiting)
+		select {
+		case <-open:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CreateTags(SendingAfter(context.Background(), gate), []string{"b"}, map[string]string{"k": "v"})
+		done <- err
+	}()
+	<-waiting
+	if arrivals, _ := srv.calls(); len(arrivals) != 0 {
+		t.Fatalf("the server saw %d calls before the gate opened", len(arrivals))
+	}
+	close(open)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if arrivals, ids := srv.calls(); len(arrivals) != 1 || ids[0] != "b" {
+		t.Errorf("the server saw %v, want the one call once its gate opened", ids)
+	}
+	if got := testutil.ToFloat64(APICalls.WithLabelValues("createTags", "200")) - sent; got != 1 {
+		t.Errorf("counted %v calls, want the one sent", got)
 	}
 }

@@ -40,8 +40,8 @@ const ClusterUID = "0b6e8a52-7c1d-4f3e-9a2b-5d4c3b2a1f00"
 // provider in tests of the launch path.
 type UserData struct{}
 
-func (UserData) UserData(context.Context, *v1.CloudStackNodeClass, *karpv1.NodeClaim, corev1.ResourceList, map[string]string) (string, error) {
-	return "I2Nsb3VkLWNvbmZpZw==", nil
+func (UserData) Render(context.Context, *v1.CloudStackNodeClass, *karpv1.NodeClaim, corev1.ResourceList, map[string]string) (string, func(context.Context) error, error) {
+	return "I2Nsb3VkLWNvbmZpZw==", func(context.Context) error { return nil }, nil
 }
 
 // AffinityGroups hands every NodePool a group of its own without calling the cloud.

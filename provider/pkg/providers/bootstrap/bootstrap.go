@@ -53,11 +53,13 @@ const (
 
 // Provider renders userdata.
 type Provider interface {
-	// UserData returns the base64 userdata of one launch. nodeClaim is the NodeClaim being
-	// launched (its name is the VM name); capacity is the launched instance type's, from which
-	// the kubelet's reservations follow; labels are what the launch decided on top of the
-	// NodeClaim's own labels (instance type, zone, capacity type, architecture).
-	UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error)
+	// Render returns the base64 userdata of one launch and store, which writes the bootstrap
+	// token the userdata carries: a VM must not boot before it is stored, but nothing needs it
+	// sooner, so a launch stores it while its deploy waits for its turn. nodeClaim is the
+	// NodeClaim being launched (its name is the VM name); capacity is the launched instance
+	// type's, from which the kubelet's reservations follow; labels are what the launch decided
+	// on top of the NodeClaim's own labels (instance type, zone, capacity type, architecture).
+	Render(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (userData string, store func(context.Context) error, err error)
 }
 
 // DefaultProvider mints tokens as Secrets through kubeClient.
@@ -82,19 +84,35 @@ func NewDefaultProvider(kubeClient client.Client, restConfig *rest.Config, clk c
 	return &DefaultProvider{kubeClient: kubeClient, restConfig: restConfig, clock: clk, recorder: recorder, cluster: clusterCache, apiServerEndpoint: apiServerEndpoint}
 }
 
-func (p *DefaultProvider) UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error) {
-	data, err := p.data(ctx, nodeClass, nodeClaim, capacity, labels)
+// Render returns the NodeClaim's userdata and what stores its bootstrap token, so that a launch
+// stores the token while its deploy waits for its turn at the rate, and deploys once it is stored.
+func (p *DefaultProvider) Render(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, func(context.Context) error, error) {
+	data, token, err := p.data(ctx, nodeClass, nodeClaim, capacity, labels)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	rendered, err := render(nodeClass, data)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if nodeClass.BootstrapMode() == v1.BootstrapModeTemplate && !strings.Contains(rendered, data.Token) {
 		p.recorder.Publish(tokenUnusedEvents(nodeClass, nodeClaim)...)
 	}
-	return assemble(nodeClass, rendered)
+	userData, err := assemble(nodeClass, rendered)
+	if err != nil {
+		return "", nil, err
+	}
+	store := func(ctx context.Context) error { return storeToken(ctx, p.kubeClient, token, nodeClaim) }
+	return userData, store, nil
+}
+
+// UserData is Render with the token stored before it returns.
+func (p *DefaultProvider) UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error) {
+	userData, store, err := p.Render(ctx, nodeClass, nodeClaim, capacity, labels)
+	if err != nil {
+		return "", err
+	}
+	return userData, store(ctx)
 }
 
 // assemble merges spec.userData into the rendered bootstrap and encodes the result for
@@ -133,23 +151,25 @@ func render(nodeClass *v1.CloudStackNodeClass, data *Data) (string, error) {
 	return renderKubeadm(data, nodeClass.KubeadmConfigVersion(), lo.FromPtr(nodeClass.Spec.Bootstrap).IgnorePreflightErrors)
 }
 
-func (p *DefaultProvider) data(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (*Data, error) {
+// data is what the userdata of a launch carries, with the bootstrap token minted for it and not
+// stored yet.
+func (p *DefaultProvider) data(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (*Data, token, error) {
 	endpoint, err := p.endpoint(ctx, nodeClass)
 	if err != nil {
-		return nil, err
+		return nil, token{}, err
 	}
 	hashes, err := cached(p, cacheKeyCAHashes, func() ([]string, error) { return caCertHashes(ctx, p.kubeClient, p.restConfig) })
 	if err != nil {
-		return nil, err
+		return nil, token{}, err
 	}
-	token, err := tokenFor(ctx, p.kubeClient, p.clock, nodeClaim)
+	minted, err := mintToken(p.clock, nodeClaim)
 	if err != nil {
-		return nil, err
+		return nil, token{}, err
 	}
 	d := &Data{
 		NodeName:          nodeClaim.Name,
 		APIServerEndpoint: endpoint,
-		Token:             token,
+		Token:             minted.String(),
 		CACertHashes:      hashes,
 		ProviderID:        ProviderID,
 		Labels:            registrationLabels(lo.Assign(nodeClaim.Labels, labels)),
@@ -158,7 +178,7 @@ func (p *DefaultProvider) data(ctx context.Context, nodeClass *v1.CloudStackNode
 		Reservations:      reservation.For(nodeClass.Spec.Kubelet, capacity.Cpu().Value()),
 	}
 	d.KubeletArgs = kubeletArgs(d)
-	return d, nil
+	return d, minted, nil
 }
 
 // endpoint prefers the NodeClass's override, then the operator's, then what the cluster says.

@@ -165,6 +165,15 @@ var _ = Describe("UserData", func() {
 		Expect(s.Labels).To(HaveKeyWithValue(LabelNodeClaim, nodeClaim.Name))
 		Expect(joinToken(userData)).To(Equal(tokenIn(s)))
 	})
+	It("renders the token before storing it, so that the launch stores it while its deploy queues", func() {
+		userData, store, err := provider.Render(ctx, nodeClass, nodeClaim, gpLarge, nil)
+		Expect(err).ToNot(HaveOccurred())
+		Expect(tokenSecrets()).To(BeEmpty())
+		Expect(store(ctx)).To(Succeed())
+		secrets := tokenSecrets()
+		Expect(secrets).To(HaveLen(1))
+		Expect(joinToken(userData)).To(Equal(tokenIn(secrets[0])))
+	})
 	It("replaces the token of a retried launch by its name, without reading any Secret", func() {
 		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
 		provider = NewDefaultProvider(counting, env.Config, clk, recorder, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")

@@ -57,23 +57,40 @@ const (
 	KeyExpiration  = "expiration"
 )
 
-// tokenFor mints the NodeClaim's bootstrap token and returns it as id.secret. The provider
-// may not read Secrets, so a token left by an earlier launch of the NodeClaim is deleted by
-// its derived name and minted anew, never read back. Nothing needs the old one: the instance
-// provider renders userdata only once it found no VM deployed for the NodeClaim (or none can
-// exist), so the VM of that earlier launch never deployed or was destroyed. Should one still
-// boot with it (a deploy CloudStack did not list yet at the lookup), its join fails and core
-// replaces the NodeClaim after its registration timeout: a node lost, never a valid token
-// that nobody tracks.
-func tokenFor(ctx context.Context, tokens client.Writer, clk clock.Clock, nodeClaim *karpv1.NodeClaim) (string, error) {
-	token, err := mintToken(ctx, tokens, clk, nodeClaim)
+// token is a NodeClaim's bootstrap token, minted here: kubeadm joins with id.secret.
+type token struct {
+	id, secret string
+	expires    time.Time
+}
+
+func (t token) String() string { return t.id + "." + t.secret }
+
+// mintToken draws a new secret for the NodeClaim's token id, valid for TokenTTL.
+func mintToken(clk clock.Clock, nodeClaim *karpv1.NodeClaim) (token, error) {
+	secret, err := randomString(16)
+	if err != nil {
+		return token{}, err
+	}
+	return token{id: tokenID(nodeClaim), secret: secret, expires: clk.Now().Add(TokenTTL)}, nil
+}
+
+// storeToken writes the NodeClaim's token Secret. The provider may not read Secrets, so a token
+// left by an earlier launch of the NodeClaim is deleted by its derived name and this one stored
+// in its place, never read back. Nothing needs the old one: the instance provider renders
+// userdata only once it found no VM deployed for the NodeClaim (or none can exist), so the VM
+// of that earlier launch never deployed or was destroyed. Should one still boot with it (a
+// deploy CloudStack did not list yet at the lookup), its join fails and core replaces the
+// NodeClaim after its registration timeout: a node lost, never a valid token that nobody
+// tracks.
+func storeToken(ctx context.Context, tokens client.Writer, t token, nodeClaim *karpv1.NodeClaim) error {
+	err := createToken(ctx, tokens, t, nodeClaim)
 	if !errors.IsAlreadyExists(err) {
-		return token, err
+		return err
 	}
 	if err := DeleteToken(ctx, tokens, nodeClaim); err != nil {
-		return "", err
+		return err
 	}
-	return mintToken(ctx, tokens, clk, nodeClaim)
+	return createToken(ctx, tokens, t, nodeClaim)
 }
 
 // DeleteToken deletes the NodeClaim's bootstrap token by its derived name; one already gone is
@@ -86,18 +103,13 @@ func DeleteToken(ctx context.Context, tokens client.Writer, nodeClaim *karpv1.No
 	return nil
 }
 
-// mintToken creates a token Secret with a new secret; the error wraps AlreadyExists when the
-// NodeClaim has one.
-func mintToken(ctx context.Context, tokens client.Writer, clk clock.Clock, nodeClaim *karpv1.NodeClaim) (string, error) {
-	id := tokenID(nodeClaim)
-	secret, err := randomString(16)
-	if err != nil {
-		return "", err
+// createToken creates the token's Secret; the error wraps AlreadyExists when the NodeClaim has
+// one.
+func createToken(ctx context.Context, tokens client.Writer, t token, nodeClaim *karpv1.NodeClaim) error {
+	if err := tokens.Create(ctx, tokenSecret(t.id, t.secret, t.expires, nodeClaim)); err != nil {
+		return fmt.Errorf("creating bootstrap token %s, %w", tokenName(t.id), err)
 	}
-	if err := tokens.Create(ctx, tokenSecret(id, secret, clk.Now().Add(TokenTTL), nodeClaim)); err != nil {
-		return "", fmt.Errorf("creating bootstrap token %s, %w", tokenName(id), err)
-	}
-	return id + "." + secret, nil
+	return nil
 }
 
 // tokenName is the name the API server's token authenticator looks a token id up by.

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	gocache "github.com/patrickmn/go-cache"
@@ -57,6 +58,8 @@ type Launch struct {
 // deploy request, deploys, tags, remembers the VM and leaves the jobs to a watch in the
 // background. A VM a crashed predecessor deployed for the NodeClaim is adopted instead.
 func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, instanceTypes []*cloudprovider.InstanceType) (*Launch, error) {
+	// Core's share before the launch: creation is stamped by the API server, to the second.
+	started := p.stepDone(stepQueued, nodeClaim.CreationTimestamp.Time)
 	if p.predecessors.mayHaveDeployed(nodeClaim) {
 		existing, err := p.deployedFor(ctx, resources.Scope(nodeClass), nodeClaim.Name)
 		if err != nil {
@@ -65,11 +68,13 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		if existing != nil {
 			return p.adopt(ctx, existing, p.tagsFor(nodeClass, nodeClaim), instanceTypes)
 		}
+		started = p.stepDone(stepLookup, started)
 	}
 	c, release, err := p.choose(ctx, nodeClass, nodeClaim, instanceTypes)
 	if err != nil {
 		return nil, err
 	}
+	started = p.stepDone(stepChoose, started)
 	// The room reserved under the limits is kept once CloudStack accepted the deploy.
 	deployed := false
 	defer func() {
@@ -78,10 +83,14 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		}
 	}()
 	launch := &Launch{InstanceType: c.instanceType, Zone: c.zone, Region: regionOf(c.instanceType, c.zone.Name), Architecture: c.template.Architecture, TemplateID: c.template.ID}
-	req, err := p.render(ctx, nodeClass, nodeClaim, c, launch.Labels())
+	req, storeToken, err := p.render(ctx, nodeClass, nodeClaim, c, launch.Labels())
 	if err != nil {
 		return nil, err
 	}
+	started = p.stepDone(stepUserData, started)
+	// Stored while the deploy waits for its turn, which takes longer; the deploy is sent only
+	// once it is stored, so no VM boots with a token the API server does not know.
+	token := p.storeAhead(ctx, storeToken)
 	tags := p.tagsFor(nodeClass, nodeClaim)
 	group := strictGroup(nodeClass, req)
 	placed, err := p.strict.acquire(ctx, group)
@@ -95,14 +104,18 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 			placed()
 		}
 	}()
-	created, err := p.api.DeployVirtualMachine(ctx, req)
+	created, err := p.api.DeployVirtualMachine(csapi.SendingAfter(ctx, token.wait), req)
 	if csapi.IsAlreadyExists(err) {
 		return p.adoptByName(ctx, nodeClass, nodeClaim.Name, tags, instanceTypes)
 	}
 	if err != nil {
+		if tokenErr := token.failed(); tokenErr != nil {
+			return nil, fmt.Errorf("storing the bootstrap token, %w", tokenErr)
+		}
 		return nil, p.launchError(err, c, req.Scope)
 	}
 	deployed = true
+	started = p.stepDone(stepDeploy, started)
 	// Watched before tagging, so one poll can report both jobs.
 	deployJob := p.watcher.Watch(created.JobID)
 	// The tags are requested before returning: once core has recorded the providerID no later
@@ -117,6 +130,7 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		log.FromContext(ctx).Info("createTags failed for a launched VM, tagging it again in the background", "id", created.ID, "error", err.Error())
 		tagJob = nil
 	}
+	p.stepDone(stepTags, started)
 	launch.Instance = p.remember(&Instance{
 		ID: created.ID, Name: nodeClaim.Name, State: StateStarting, ZoneID: c.zone.ID, ZoneName: c.zone.Name, ProjectID: req.ProjectID,
 		OfferingID: req.ServiceOfferingID, TemplateID: req.TemplateID, NetworkIDs: req.NetworkIDs, AffinityGroupIDs: req.AffinityGroupIDs,
@@ -130,6 +144,13 @@ func (p *DefaultProvider) Create(ctx context.Context, nodeClass *v1.CloudStackNo
 		nodeClaim: nodeClaim.Name, vmID: created.ID, scope: req.Scope, tags: tags, deployJob: deployJob, tagJob: tagJob, c: c, placed: placed,
 	})
 	return launch, nil
+}
+
+// stepDone records a step of a launch that began at start, and returns when it ended.
+func (p *DefaultProvider) stepDone(step string, start time.Time) time.Time {
+	now := p.clock.Now()
+	LaunchStepDuration.WithLabelValues(step).Observe(now.Sub(start).Seconds())
+	return now
 }
 
 // launching is a launch whose jobs run: what finishLaunch needs to see it through or undo it.
@@ -318,11 +339,12 @@ func regionOf(it *cloudprovider.InstanceType, zoneName string) string {
 }
 
 // render builds the deploy request: userdata for the launch's labels, the chosen placement
-// and shape, the NodeClass's disks, keys and details, and the NodePool's affinity group.
-func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, c candidate, labels map[string]string) (csapi.DeployRequest, error) {
-	userData, err := p.userData.UserData(ctx, nodeClass, nodeClaim, c.instanceType.Capacity, labels)
+// and shape, the NodeClass's disks, keys and details, and the NodePool's affinity group; and
+// returns it with what stores the userdata's bootstrap token.
+func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, c candidate, labels map[string]string) (csapi.DeployRequest, func(context.Context) error, error) {
+	userData, storeToken, err := p.userData.Render(ctx, nodeClass, nodeClaim, c.instanceType.Capacity, labels)
 	if err != nil {
-		return csapi.DeployRequest{}, fmt.Errorf("rendering userdata, %w", err)
+		return csapi.DeployRequest{}, nil, fmt.Errorf("rendering userdata, %w", err)
 	}
 	req := csapi.DeployRequest{
 		Scope: resources.Scope(nodeClass), Name: nodeClaim.Name, DisplayName: displayName(nodeClaim.Name, p.opts.ClusterName, p.opts.ClusterUID), ZoneID: c.zone.ID,
@@ -349,11 +371,11 @@ func (p *DefaultProvider) render(ctx context.Context, nodeClass *v1.CloudStackNo
 	if nodeClass.Spec.Affinity != nil {
 		group, err := p.affinity.Ensure(ctx, nodeClass, nodeClaim.Labels[karpv1.NodePoolLabelKey])
 		if err != nil {
-			return csapi.DeployRequest{}, fmt.Errorf("ensuring the nodepool's affinity group, %w", err)
+			return csapi.DeployRequest{}, nil, fmt.Errorf("ensuring the nodepool's affinity group, %w", err)
 		}
 		req.AffinityGroupIDs = []string{group.ID}
 	}
-	return req, nil
+	return req, storeToken, nil
 }
 
 // launchError maps a failed launch to what core expects: insufficient capacity re-plans at

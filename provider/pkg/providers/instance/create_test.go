@@ -326,6 +326,52 @@ func TestOnlyLaunchesThatMayHaveAPredecessorLookForOne(t *testing.T) {
 	}
 }
 
+// Read on the API server's clock, the moment the process took over needs no margin: a
+// NodeClaim created the second after it skips the lookup, one created within that second looks.
+// Without the API server's clock, launches look for a minute more.
+func TestLaunchesLookForAPredecessorUpToTheAPIServersClockAtTakeOver(t *testing.T) {
+	// The API server's clock runs 10 s ahead of the process's.
+	ahead := func(now time.Time) (time.Time, error) { return now.Add(10 * time.Second), nil }
+	unreadable := func(time.Time) (time.Time, error) { return time.Time{}, errors.New("forbidden") }
+	for _, c := range []struct {
+		name  string
+		clock func(now time.Time) (time.Time, error)
+		// lookAfter is how long after the process's now a NodeClaim created still looks.
+		lookAfter time.Duration
+	}{
+		{"the API server's clock", ahead, 10 * time.Second},
+		{"the API server unreadable", unreadable, time.Minute},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var e *env
+			serverClock := func(context.Context) (time.Time, error) { return c.clock(e.clk.Now()) }
+			e = newEnvOver(t, func(api *recorder.API) csapi.API { return api }, func(o *instance.Options) { o.ServerClock = serverClock })
+			started, stop := context.WithCancel(context.Background())
+			stop()
+			if err := e.provider.Start(started); err != nil {
+				t.Fatal(err)
+			}
+			lookups := func() int { return len(e.api.Calls("listVirtualMachines")) }
+			created := func(name string, at time.Duration) {
+				t.Helper()
+				nc := test.NodeClaim(name, "gplarge")
+				nc.CreationTimestamp = metav1.NewTime(e.clk.Now().Add(at))
+				if _, err := e.create(t, nc); err != nil {
+					t.Fatal(err)
+				}
+			}
+			created("node-at-takeover", c.lookAfter)
+			if lookups() != 1 {
+				t.Fatalf("a NodeClaim created at the take-over made %d listings, want it to look", lookups())
+			}
+			created("node-after", c.lookAfter+time.Second)
+			if lookups() != 1 {
+				t.Errorf("a NodeClaim created a second after the take-over made %d listings in all, want none of its own", lookups())
+			}
+		})
+	}
+}
+
 func TestCreateAdoptsAnUntaggedVMAfterACrashBeforeTagging(t *testing.T) {
 	e := newEnvOver(t, func(api *recorder.API) csapi.API { return nameTaken{API: api, name: "node-y"} })
 	zone := e.nodeClass.Status.Zones[0]

@@ -107,9 +107,11 @@ func newInstance(vm *cloudstack.VirtualMachine) *Instance {
 	return in
 }
 
-// UserDataProvider renders the base64 userdata of a launch (the bootstrap provider).
+// UserDataProvider renders the base64 userdata of a launch (the bootstrap provider), and
+// returns it with store, which writes the bootstrap token it carries: the launch sends its
+// deploy only once store succeeded.
 type UserDataProvider interface {
-	UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error)
+	Render(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (userData string, store func(context.Context) error, err error)
 }
 
 // AffinityGroupProvider returns the NodePool's affinity group, creating it on first use.
@@ -147,6 +149,9 @@ type Options struct {
 	// Membership keeps launched VMs members of the ExternalManaged CKS cluster the provider
 	// runs in; nil elsewhere.
 	Membership ClusterMembership
+	// ServerClock tells Start when this process began to launch on the API server's clock;
+	// nil trusts this process's clock within clockSkewMargin.
+	ServerClock ServerClock
 }
 
 // ClusterMembership adds VMs to the CloudStack Kubernetes Service cluster and removes them.

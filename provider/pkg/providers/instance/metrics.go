@@ -29,6 +29,33 @@ var LaunchErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help:      "Failed VM launches by CloudStack error code.",
 }, []string{"code"})
 
+// LaunchStepDuration is how long each step of a launch took: queued, from the NodeClaim's
+// creation (stamped by the API server, to the second) to Create, which is core's share;
+// lookup, the search for a VM a predecessor deployed (only for NodeClaims older than this
+// process's launches); choose, the offering x zone (limits included); userdata, rendering it;
+// deploy, the call with its turn at the client-side rate (and, should it take longer, the
+// storing of the bootstrap token); tags, the createTags request with its batch window. token,
+// the storing of the bootstrap token, runs beside the deploy's turn. A launch slower than the deploys queued ahead
+// of it shows here where it waited.
+var LaunchStepDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	Namespace: "karpenter",
+	Subsystem: "cloudstack",
+	Name:      "launch_step_duration_seconds",
+	Help:      "Duration of each step of a VM launch: queued (NodeClaim creation to Create), lookup, choose, userdata, deploy, tags; token runs beside deploy.",
+	Buckets:   prometheus.ExponentialBuckets(0.005, 2, 14),
+}, []string{"step"})
+
+// The steps of a launch, as LaunchStepDuration labels them.
+const (
+	stepQueued   = "queued"
+	stepLookup   = "lookup"
+	stepChoose   = "choose"
+	stepUserData = "userdata"
+	stepDeploy   = "deploy"
+	stepTags     = "tags"
+	stepToken    = "token"
+)
+
 func init() {
-	crmetrics.Registry.MustRegister(LaunchErrors)
+	crmetrics.Registry.MustRegister(LaunchErrors, LaunchStepDuration)
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	gocache "github.com/patrickmn/go-cache"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 )
 
@@ -44,8 +45,11 @@ type predecessors struct {
 	attempts *gocache.Cache
 
 	mu sync.Mutex
-	// since is when this process began to launch; zero until then, and every launch looks.
-	since time.Time
+	// since is when this process began to launch, on the clock that stamps NodeClaims when
+	// known, else on this process's; zero until then, and every launch looks. NodeClaims
+	// created up to margin after it look too.
+	since  time.Time
+	margin time.Duration
 }
 
 func newPredecessors() *predecessors {
@@ -59,16 +63,32 @@ func (p *predecessors) mayHaveDeployed(nodeClaim *karpv1.NodeClaim) bool {
 	}
 	p.attempts.SetDefault(nodeClaim.Name, struct{}{})
 	p.mu.Lock()
-	since := p.since
+	since, margin := p.since, p.margin
 	p.mu.Unlock()
-	return since.IsZero() || !nodeClaim.CreationTimestamp.After(since.Add(clockSkewMargin))
+	return since.IsZero() || !nodeClaim.CreationTimestamp.After(since.Add(margin))
 }
 
+// ServerClock reads the API server's clock, which stamps NodeClaims' creation, to the second
+// it is in (an HTTP Date): every NodeClaim created before the read has a creation time no
+// later than what it returns.
+type ServerClock func(ctx context.Context) (time.Time, error)
+
 // Start marks when this process begins to launch: the manager starts it once this process
-// leads, as it does the controllers that call Create.
+// leads, as it does the controllers that call Create. Read on the API server's clock, the
+// mark needs no margin, and the launches of a burst that begins with this process skip the
+// lookup from the first second on; on this process's own clock it allows clockSkewMargin.
 func (p *DefaultProvider) Start(ctx context.Context) error {
+	since, margin := p.clock.Now(), clockSkewMargin
+	if p.opts.ServerClock != nil {
+		now, err := p.opts.ServerClock(ctx)
+		if err == nil {
+			since, margin = now, 0
+		} else {
+			log.FromContext(ctx).Error(err, "reading the API server's clock, launches look for a predecessor's VM for a minute more")
+		}
+	}
 	p.predecessors.mu.Lock()
-	p.predecessors.since = p.clock.Now()
+	p.predecessors.since, p.predecessors.margin = since, margin
 	p.predecessors.mu.Unlock()
 	<-ctx.Done()
 	return nil

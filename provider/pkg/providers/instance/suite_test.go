@@ -76,13 +76,18 @@ type env struct {
 type recordingUserData struct {
 	mu     sync.Mutex
 	labels []map[string]string
+	// store stands for storing the bootstrap token; nil stores it at once.
+	store func(context.Context) error
 }
 
-func (r *recordingUserData) UserData(_ context.Context, _ *v1.CloudStackNodeClass, _ *karpv1.NodeClaim, _ corev1.ResourceList, labels map[string]string) (string, error) {
+func (r *recordingUserData) Render(_ context.Context, _ *v1.CloudStackNodeClass, _ *karpv1.NodeClaim, _ corev1.ResourceList, labels map[string]string) (string, func(context.Context) error, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.labels = append(r.labels, labels)
-	return "I2Nsb3VkLWNvbmZpZw==", nil
+	if r.store != nil {
+		return "I2Nsb3VkLWNvbmZpZw==", r.store, nil
+	}
+	return "I2Nsb3VkLWNvbmZpZw==", func(context.Context) error { return nil }, nil
 }
 
 // fixedAffinityGroup gives each NodePool a group of its own, "ag-<nodepool>".
@@ -98,8 +103,9 @@ func newEnv(t testing.TB) *env {
 }
 
 // newEnvOver is newEnv with the provider and the watcher calling the recorder through wrap,
-// for tests that change or observe what the cloud answers.
-func newEnvOver(t testing.TB, wrap func(*recorder.API) csapi.API) *env {
+// for tests that change or observe what the cloud answers, and the provider's options changed
+// by configure.
+func newEnvOver(t testing.TB, wrap func(*recorder.API) csapi.API, configure ...func(*instance.Options)) *env {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	api := recorder.NewAPI(clk)
@@ -110,7 +116,11 @@ func newEnvOver(t testing.TB, wrap func(*recorder.API) csapi.API) *env {
 	t.Cleanup(cancel)
 	go func() { _ = watcher.Start(ctx) }()
 	e := &env{api: api, clk: clk, unavailable: unavailable, userData: &recordingUserData{}, watcher: watcher, failures: &test.LaunchFailures{}}
-	e.provider = instance.NewDefaultProvider(cloud, clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, watcher, batcher.NewCloudStack(clk, cloud), unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
+	opts := instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}
+	for _, c := range configure {
+		c(&opts)
+	}
+	e.provider = instance.NewDefaultProvider(cloud, clk, opts, watcher, batcher.NewCloudStack(clk, cloud), unavailable, e.userData, fixedAffinityGroup{}, e.failures, cache.NewInstances())
 	e.nodeClass = recorder.ReadyNodeClass("default", serviceoffering.InstanceTypeName)
 	e.types, _ = instancetype.NewDefaultProvider("", test.ModelPrices{}, unavailable).List(ctx, e.nodeClass)
 	return e

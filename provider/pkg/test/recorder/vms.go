@@ -48,6 +48,10 @@ func find[T any](items []*T, match func(*T) bool) *T {
 // and offering it names; a custom offering takes its shape from the request's details. It
 // checks nothing: the test injects every refusal.
 func (a *API) DeployVirtualMachine(ctx context.Context, req csapi.DeployRequest) (csapi.Created, error) {
+	// Outside the lock: what the deploy waits for may call the recorder itself.
+	if err := csapi.ReadyToSend(ctx); err != nil {
+		return csapi.Created{}, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.begin(ctx, "deployVirtualMachine", req); err != nil {
