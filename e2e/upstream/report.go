@@ -131,7 +131,9 @@ func outcome(s types.SpecReport) string {
 	switch {
 	case s.State == types.SpecStatePassed:
 		return Passed
-	case s.State == types.SpecStateSkipped && s.Failure.Message == "":
+	case s.State == types.SpecStateSkipped && s.Failure.Message == "",
+		// Stopped by whoever ran it, not by the spec: it has no outcome, and an older run's stands.
+		s.State == types.SpecStateInterrupted:
 		return NotRun
 	case s.State.Is(types.SpecStateSkipped | types.SpecStatePending):
 		return Skipped

@@ -59,6 +59,7 @@ func TestReadGinkgoReportCountsEachOutcomeWithItsReason(t *testing.T) {
 		it("skips itself", types.SpecStateSkipped, types.Failure{Message: "requires --repair-condition"}),
 		it("is filtered out", types.SpecStateSkipped, types.Failure{}),
 		it("times out", types.SpecStateTimedout, types.Failure{}),
+		it("is interrupted", types.SpecStateInterrupted, types.Failure{Message: "Interrupted by User"}),
 		{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStateFailed, Failure: types.Failure{Message: "no kubeconfig"}},
 	}}}
 	path := filepath.Join(t.TempDir(), "report.json")
@@ -73,7 +74,7 @@ func TestReadGinkgoReportCountsEachOutcomeWithItsReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for state, want := range map[string]int{Passed: 1, Failed: 2, Skipped: 1, NotRun: 1} {
+	for state, want := range map[string]int{Passed: 1, Failed: 2, Skipped: 1, NotRun: 2} {
 		if n := got.Count(state); n != want {
 			t.Errorf("%s: %d specs, want %d", state, n, want)
 		}
