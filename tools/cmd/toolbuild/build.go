@@ -44,6 +44,10 @@ type Builder struct {
 	Now      func() time.Time
 }
 
+// gcflags spares the compiler the DWARF that -w drops at link anyway: a cold build of the
+// tools then takes noticeably less CPU.
+const gcflags = "all=-dwarf=false"
+
 // target is one tool resolved against its pin: what its stamp must say once it is built.
 type target struct {
 	tool    Tool
@@ -166,7 +170,7 @@ func (b *Builder) build(ctx context.Context, group []target) error {
 		// A trailing separator makes go build write each binary into the folder.
 		out = filepath.Dir(first.binary) + string(filepath.Separator)
 	}
-	args := append([]string{"-trimpath", "-ldflags=" + strings.Join(first.ldflags, " "), "-o", out}, packages...)
+	args := append([]string{"-trimpath", "-gcflags=" + gcflags, "-ldflags=" + strings.Join(first.ldflags, " "), "-o", out}, packages...)
 	if err := b.Go.Build(ctx, first.dir, args...); err != nil {
 		return fmt.Errorf("building %s, %w", name, err)
 	}

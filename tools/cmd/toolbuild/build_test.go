@@ -116,6 +116,7 @@ func TestEnsureBuildsWithPinnedFlags(t *testing.T) {
 	args := strings.Join(f.goCmd.builds[0], " ")
 	for _, want := range []string{
 		"-trimpath",
+		"-gcflags=all=-dwarf=false",
 		"-ldflags=-s -w -X k8s.io/component-base/version.gitVersion=v1.36.3",
 		"-X k8s.io/client-go/pkg/version.gitMinor=36",
 		"-o " + filepath.Join(f.builder.BinDir, "kube-apiserver") + " k8s.io/kubernetes/cmd/kube-apiserver",
