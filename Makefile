@@ -214,7 +214,8 @@ kind-down: ## Delete the kind cluster and stop the dockerd kind-up started
 # with the workspace.
 .PHONY: up
 up: ## Local demo: KWOK cluster + fake cloud + provider; kubeconfig in .up/kubeconfig
-	@$(MAKE) --no-print-directory -j2 up-tools build devenv
+	@start=$$(date +%s); $(MAKE) --no-print-directory -j2 up-tools build devenv && \
+		echo "up: built what the demo runs in $$(( $$(date +%s) - start ))s"
 	$(BIN)/devenv up --dir $(ROOT)/.up
 
 # The launcher behind `make up`.
