@@ -25,8 +25,11 @@ CLOUDSTACK_CCM := $(BIN)/cloudstack-ccm
 TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) $(KUBEADM) \
 	$(KWOK) $(KWOKCTL) $(CONTROLLER_GEN) $(KIND) $(KARPENTER_KWOK) $(STATICCHECK) $(CLOUDSTACK_CCM)
 
+# The targets below hand toolbuild their whole list at once: it builds the binaries of one
+# module in one go build. Each tool's own file target serves the targets that need only it.
 .PHONY: tools
-tools: $(TOOLS) cloud-init ## Build the pinned cluster tools into ./bin (skips the ones already built)
+tools: cloud-init ## Build the pinned cluster tools into ./bin (skips the ones already built)
+	@$(TOOLBUILD) $(notdir $(TOOLS))
 
 # What `make test` runs: the tools above less kind, the KWOK provider (benchmark baseline),
 # staticcheck and the CloudStack CCM (only the ccm suite, outside the smoke subset, runs it),
@@ -39,7 +42,12 @@ UP_TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULE
 	$(KWOK) $(KWOKCTL) $(CLOUDSTACK_CCM)
 
 .PHONY: test-tools
-test-tools: $(TEST_TOOLS) cloud-init ## Build only the tools `make test` needs and check for cloud-init
+test-tools: cloud-init ## Build only the tools `make test` needs and check for cloud-init
+	@$(TOOLBUILD) $(notdir $(TEST_TOOLS))
+
+.PHONY: up-tools
+up-tools: ## Build only the tools `make up` runs
+	@$(TOOLBUILD) $(notdir $(UP_TOOLS))
 
 # cloud-init is Debian's package, not a Go module: installed with apt where this runs as root,
 # otherwise the script prints the command and fails. kubeadm and cloud-init judge the rendered

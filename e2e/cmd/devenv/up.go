@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -49,6 +50,7 @@ func up(ctx context.Context, dir string) error {
 		return err
 	}
 	fmt.Printf("starting the local environment in %s (%s)\n", dir, o.Settings)
+	start := time.Now()
 	env, err := environment.Start(ctx, o)
 	if err == nil {
 		err = applyDemo(ctx, env.Client)
@@ -63,7 +65,7 @@ func up(ctx context.Context, dir string) error {
 		}
 		return fmt.Errorf("%w\nlogs are in %s; `make down` cleans up", err, filepath.Join(dir, "logs"))
 	}
-	printUsage(dir)
+	printUsage(dir, time.Since(start))
 	return nil
 }
 
@@ -79,7 +81,8 @@ func applyDemo(ctx context.Context, c client.Client) error {
 	return environment.WaitNodeClassReady(ctx, c, demoName)
 }
 
-func printUsage(dir string) {
+// printUsage says how long the start took, the part of a first `make up` that is not building.
+func printUsage(dir string, took time.Duration) {
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if wd, err := os.Getwd(); err == nil {
 		if rel, err := filepath.Rel(wd, kubeconfig); err == nil {
@@ -87,13 +90,13 @@ func printUsage(dir string) {
 		}
 	}
 	fmt.Printf(`
-The local environment is ready: a KWOK cluster, the fake CloudStack with its node simulator,
-the provider and the Apache CloudStack CCM run in the background (logs in %[2]s).
+The local environment is ready, started in %[4]s: a KWOK cluster, the fake CloudStack with its
+node simulator, the provider and the Apache CloudStack CCM run in the background (logs in %[2]s).
 
   bin/kubectl --kubeconfig %[1]s scale deployment inflate --replicas 5
   bin/kubectl --kubeconfig %[1]s get nodeclaims,nodes -o wide -w
   bin/kubectl --kubeconfig %[1]s scale deployment inflate --replicas 0
 
 `+"`make down`"+` stops everything and removes %[3]s.
-`, kubeconfig, filepath.Join(dir, "logs"), dir)
+`, kubeconfig, filepath.Join(dir, "logs"), dir, took.Round(time.Second))
 }

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,13 +47,24 @@ func (f *fakeGo) ListModule(_ context.Context, _, module string) (Module, error)
 	return m, nil
 }
 
+// Build writes what go build would: the -o file, or with a folder ending in a separator one
+// binary per package in it, named after the package's last element.
 func (f *fakeGo) Build(_ context.Context, _ string, args ...string) error {
 	f.builds = append(f.builds, args)
 	if f.buildErr != nil {
 		return f.buildErr
 	}
-	out := args[slices.Index(args, "-o")+1]
-	return os.WriteFile(out, []byte("binary"), 0o755)
+	i := slices.Index(args, "-o")
+	out := args[i+1]
+	if !strings.HasSuffix(out, string(filepath.Separator)) {
+		return os.WriteFile(out, []byte("binary"), 0o755)
+	}
+	for _, pkg := range args[i+2:] {
+		if err := os.WriteFile(filepath.Join(out, path.Base(pkg)), []byte("binary"), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type fixture struct {
@@ -104,6 +116,7 @@ func TestEnsureBuildsWithPinnedFlags(t *testing.T) {
 	args := strings.Join(f.goCmd.builds[0], " ")
 	for _, want := range []string{
 		"-trimpath",
+		"-gcflags=all=-dwarf=false",
 		"-ldflags=-s -w -X k8s.io/component-base/version.gitVersion=v1.36.3",
 		"-X k8s.io/client-go/pkg/version.gitMinor=36",
 		"-o " + filepath.Join(f.builder.BinDir, "kube-apiserver") + " k8s.io/kubernetes/cmd/kube-apiserver",
@@ -197,12 +210,137 @@ func TestEnsureAllRejectsUnknownTools(t *testing.T) {
 
 func TestEnsureAllBuildsEveryToolWhenNoneIsNamed(t *testing.T) {
 	f := newFixture(t)
-	kubectl := f.tool
-	kubectl.Name, kubectl.Package = "kubectl", "k8s.io/kubernetes/cmd/kubectl"
-	if err := ensureAll(context.Background(), f.builder, []Tool{f.tool, kubectl}, nil); err != nil {
+	etcd := f.addModule(t, "etcd", "go.etcd.io/etcd/server/v3", Tool{Name: "etcd", Package: "."})
+	if err := ensureAll(context.Background(), f.builder, []Tool{etcd, f.tool}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.expectBinaries(t, "etcd", "kube-apiserver")
+}
+
+func TestEnsureAllBuildsToolsOfOneModuleInOneGoBuild(t *testing.T) {
+	f := newFixture(t)
+	kubectl := f.kube("kubectl")
+	if err := f.builder.EnsureAll(context.Background(), []Tool{f.tool, kubectl}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.goCmd.builds) != 1 {
+		t.Fatalf("want 1 build, got %d: %v", len(f.goCmd.builds), f.goCmd.builds)
+	}
+	args := f.goCmd.builds[0]
+	if got, want := args[slices.Index(args, "-o")+1:], []string{f.builder.BinDir + string(filepath.Separator),
+		"k8s.io/kubernetes/cmd/kube-apiserver", "k8s.io/kubernetes/cmd/kubectl"}; !slices.Equal(got, want) {
+		t.Errorf("build args end in %q, want %q", got, want)
+	}
+	f.expectBinaries(t, "kube-apiserver", "kubectl")
+	if err := f.builder.EnsureAll(context.Background(), []Tool{f.tool, kubectl}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.goCmd.builds) != 1 {
+		t.Fatalf("both were stamped: want no further build, got %d", len(f.goCmd.builds)-1)
+	}
+}
+
+func TestEnsureAllRebuildsOnlyTheStaleToolsOfAModule(t *testing.T) {
+	f := newFixture(t)
+	tools := []Tool{f.tool, f.kube("kube-scheduler"), f.kube("kubectl")}
+	if err := f.builder.EnsureAll(context.Background(), tools); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kube-scheduler", "kubectl"} {
+		if err := os.Remove(filepath.Join(f.builder.BinDir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.builder.EnsureAll(context.Background(), tools); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.goCmd.builds) != 2 {
 		t.Fatalf("want 2 builds, got %d", len(f.goCmd.builds))
+	}
+	args := f.goCmd.builds[1]
+	if got, want := args[slices.Index(args, "-o")+2:], []string{"k8s.io/kubernetes/cmd/kube-scheduler", "k8s.io/kubernetes/cmd/kubectl"}; !slices.Equal(got, want) {
+		t.Errorf("rebuilt %q, want %q", got, want)
+	}
+	f.expectBinaries(t, "kube-apiserver", "kube-scheduler", "kubectl")
+}
+
+func TestEnsureAllBuildsApartWhatOneGoBuildCannot(t *testing.T) {
+	for name, other := range map[string]func(t *testing.T, f *fixture) Tool{
+		"another module": func(t *testing.T, f *fixture) Tool {
+			return f.addModule(t, "etcd", "go.etcd.io/etcd/server/v3", Tool{Name: "etcd", Package: "."})
+		},
+		"other flags": func(t *testing.T, f *fixture) Tool {
+			tool := f.kube("kubectl")
+			tool.LDFlags = versionFlag("k8s.io/kubectl/pkg/version.Version")
+			return tool
+		},
+		// go build -o dir/ would name it kwok, after its package.
+		"a name that is not its package's": func(t *testing.T, f *fixture) Tool {
+			return f.addModule(t, "karpenter-kwok", "sigs.k8s.io/karpenter", Tool{Name: "karpenter-kwok", Package: "sigs.k8s.io/karpenter/kwok"})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			tool := other(t, f)
+			if err := f.builder.EnsureAll(context.Background(), []Tool{f.tool, tool}); err != nil {
+				t.Fatal(err)
+			}
+			if len(f.goCmd.builds) != 2 {
+				t.Fatalf("want 2 builds, got %d", len(f.goCmd.builds))
+			}
+			f.expectBinaries(t, f.tool.Name, tool.Name)
+		})
+	}
+}
+
+func TestFailedGroupBuildStampsNoneOfItsTools(t *testing.T) {
+	f := newFixture(t)
+	tools := []Tool{f.tool, f.kube("kubectl")}
+	if err := f.builder.EnsureAll(context.Background(), tools); err != nil {
+		t.Fatal(err)
+	}
+	f.goCmd.pins[kubernetesModule] = Module{Path: kubernetesModule, Version: "v1.36.4"}
+	f.goCmd.buildErr = errors.New("compile error")
+	if err := f.builder.EnsureAll(context.Background(), tools); err == nil {
+		t.Fatal("want the build error")
+	}
+	for _, tool := range tools {
+		if _, err := os.Stat(filepath.Join(f.builder.BinDir, ".stamps", tool.Name)); !os.IsNotExist(err) {
+			t.Errorf("stamp of %s survived a failed build: %v", tool.Name, err)
+		}
+	}
+}
+
+// kube is a Kubernetes binary of the fixture's module, built with the same flags as its tool.
+func (f *fixture) kube(name string) Tool {
+	tool := f.tool
+	tool.Name, tool.Package = name, "k8s.io/kubernetes/cmd/"+name
+	return tool
+}
+
+// addModule creates the nested module dir, pinning pin, and returns tool built from it.
+func (f *fixture) addModule(t *testing.T, dir, pin string, tool Tool) Tool {
+	t.Helper()
+	goMod := filepath.Join(f.builder.ToolsDir, dir, "go.mod")
+	if err := os.MkdirAll(filepath.Dir(goMod), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goMod, []byte("module example.com/tools/"+dir+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.goCmd.pins[pin] = Module{Path: pin, Version: "v1.0.0"}
+	tool.Dir, tool.Pin = dir, pin
+	return tool
+}
+
+func (f *fixture) expectBinaries(t *testing.T, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(f.builder.BinDir, name)); err != nil {
+			t.Errorf("%s not built: %v", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(f.builder.BinDir, ".stamps", name)); err != nil {
+			t.Errorf("%s not stamped: %v", name, err)
+		}
 	}
 }

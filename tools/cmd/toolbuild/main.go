@@ -53,14 +53,13 @@ func ensureAll(ctx context.Context, b *Builder, tools []Tool, names []string) er
 			names = append(names, t.Name)
 		}
 	}
+	var named []Tool
 	for _, name := range names {
 		tool, ok := byName[name]
 		if !ok {
 			return fmt.Errorf("unknown tool %q", name)
 		}
-		if err := b.Ensure(ctx, tool); err != nil {
-			return err
-		}
+		named = append(named, tool)
 	}
-	return nil
+	return b.EnsureAll(ctx, named)
 }

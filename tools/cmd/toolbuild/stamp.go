@@ -33,6 +33,7 @@ func recipe(tool Tool, pin Module, goVersion string, goMod []byte, ldflags []str
 		"package " + tool.Package,
 		"pin " + pin.Path + "@" + pin.Version,
 		"go " + goVersion,
+		"gcflags " + gcflags,
 		"ldflags " + strings.Join(ldflags, " "),
 		fmt.Sprintf("go.mod sha256:%x", sha256.Sum256(goMod)),
 	}, "\n") + "\n"
