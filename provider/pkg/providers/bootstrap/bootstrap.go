@@ -106,15 +106,6 @@ func (p *DefaultProvider) Render(ctx context.Context, nodeClass *v1.CloudStackNo
 	return userData, store, nil
 }
 
-// UserData is Render with the token stored before it returns.
-func (p *DefaultProvider) UserData(ctx context.Context, nodeClass *v1.CloudStackNodeClass, nodeClaim *karpv1.NodeClaim, capacity corev1.ResourceList, labels map[string]string) (string, error) {
-	userData, store, err := p.Render(ctx, nodeClass, nodeClaim, capacity, labels)
-	if err != nil {
-		return "", err
-	}
-	return userData, store(ctx)
-}
-
 // assemble merges spec.userData into the rendered bootstrap and encodes the result for
 // deployVirtualMachine.
 func assemble(nodeClass *v1.CloudStackNodeClass, rendered string) (string, error) {

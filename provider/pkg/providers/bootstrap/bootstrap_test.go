@@ -149,7 +149,7 @@ var _ = Describe("UserData", func() {
 	})
 
 	It("mints a bootstrap token Secret owned by the NodeClaim", func() {
-		userData, err := provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)
+		userData, err := renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)
 		Expect(err).ToNot(HaveOccurred())
 		secrets := tokenSecrets()
 		Expect(secrets).To(HaveLen(1))
@@ -177,9 +177,9 @@ var _ = Describe("UserData", func() {
 	It("replaces the token of a retried launch by its name, without reading any Secret", func() {
 		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
 		provider = NewDefaultProvider(counting, env.Config, clk, recorder, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
-		first := joinToken(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
+		first := joinToken(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)))
 		clear(counting.requests)
-		retried := joinToken(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
+		retried := joinToken(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)))
 		Expect(counting.requests).To(Equal(map[string]int{"create": 2, "delete": 1}), "a create refused as AlreadyExists, a delete by name, a create")
 		Expect(retried).ToNot(Equal(first))
 		secrets := tokenSecrets()
@@ -190,8 +190,8 @@ var _ = Describe("UserData", func() {
 	It("deletes a NodeClaim's token by its derived name, and no other", func() {
 		other := coretest.NodeClaim()
 		ExpectApplied(ctx, env.Client, other)
-		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
-		lo.Must(provider.UserData(ctx, nodeClass, other, gpLarge, nil))
+		lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil))
+		lo.Must(renderStored(provider, nodeClass, other, gpLarge, nil))
 		counting := &countingClient{Client: env.Client, requests: map[string]int{}}
 		Expect(DeleteToken(ctx, counting, nodeClaim)).To(Succeed())
 		Expect(counting.requests).To(Equal(map[string]int{"delete": 1}))
@@ -203,9 +203,9 @@ var _ = Describe("UserData", func() {
 		provider = NewDefaultProvider(counting, env.Config, clk, recorder, cache.New(ClusterCacheTTL, ClusterCacheTTL), "")
 		other := coretest.NodeClaim()
 		ExpectApplied(ctx, env.Client, other)
-		lo.Must(provider.UserData(ctx, nodeClass, other, gpLarge, nil))
+		lo.Must(renderStored(provider, nodeClass, other, gpLarge, nil))
 		clear(counting.requests)
-		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil))
 		Expect(counting.requests).To(Equal(map[string]int{"create": 1}))
 	})
 	It("reads the cluster's CA and endpoint once for a burst of launches", func() {
@@ -220,7 +220,7 @@ var _ = Describe("UserData", func() {
 		for _, nc := range claims {
 			wg.Go(func() {
 				defer GinkgoRecover()
-				lo.Must(provider.UserData(ctx, nodeClass, nc, gpLarge, nil))
+				lo.Must(renderStored(provider, nodeClass, nc, gpLarge, nil))
 			})
 		}
 		wg.Wait()
@@ -231,7 +231,7 @@ var _ = Describe("UserData", func() {
 		cert, err := x509.ParseCertificate(block.Bytes)
 		Expect(err).ToNot(HaveOccurred())
 		sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
-		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
+		userData := decode(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)))
 		Expect(userData).To(ContainSubstring("sha256:" + hex.EncodeToString(sum[:])))
 	})
 	It("joins the address the API server advertises for the kubernetes service", func() {
@@ -246,22 +246,22 @@ var _ = Describe("UserData", func() {
 	})
 	It("prefers spec.bootstrap.apiServerEndpoint, then the operator option", func() {
 		provider = NewDefaultProvider(env.Client, env.Config, clk, recorder, cache.New(ClusterCacheTTL, ClusterCacheTTL), "operator.example:6443")
-		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("apiServerEndpoint: operator.example:6443"))
+		Expect(decode(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("apiServerEndpoint: operator.example:6443"))
 		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeKubeadm, APIServerEndpoint: "lb.example:6443"}
-		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("apiServerEndpoint: lb.example:6443"))
+		Expect(decode(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("apiServerEndpoint: lb.example:6443"))
 	})
 	It("lets kubeadm's preflight only warn about the checks the NodeClass names", func() {
-		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).NotTo(ContainSubstring("ignorePreflightErrors"))
+		Expect(decode(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)))).NotTo(ContainSubstring("ignorePreflightErrors"))
 		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeKubeadm, IgnorePreflightErrors: []string{"SystemVerification"}}
-		Expect(decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("      ignorePreflightErrors:\n      - SystemVerification\n"))
+		Expect(decode(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)))).To(ContainSubstring("      ignorePreflightErrors:\n      - SystemVerification\n"))
 	})
 	It("turns IPv4 forwarding on before the join, which kubeadm's preflight requires", func() {
-		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
+		userData := decode(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)))
 		Expect(userData).To(ContainSubstring("runcmd:\n- [sysctl, -w, net.ipv4.ip_forward=1]\n- [kubeadm, join"))
 		Expect(userData).To(ContainSubstring("- path: /etc/sysctl.d/90-kubernetes.conf\n  content: |\n    net.ipv4.ip_forward = 1\n"))
 	})
 	It("carries the registration contract and the launch's labels", func() {
-		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, map[string]string{corev1.LabelTopologyZone: "zone-a"})))
+		userData := decode(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, map[string]string{corev1.LabelTopologyZone: "zone-a"})))
 		Expect(strings.SplitN(userData, "\n", 2)[0]).To(Equal("## template: jinja"))
 		Expect(userData).To(ContainSubstring("name: " + nodeClaim.Name))
 		Expect(userData).To(ContainSubstring("value: external-cloudstack://{{ ds.meta_data.instance_id }}"))
@@ -271,7 +271,7 @@ var _ = Describe("UserData", func() {
 	It("renders template mode with the same data, merged with spec.userData", func() {
 		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: "#!/bin/sh\nkubelet {{ .KubeletFlags }} --hostname-override={{ .NodeName }}\n"}
 		nodeClass.Spec.UserData = lo.ToPtr("#cloud-config\npackages: [jq]\n")
-		userData := decode(lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)))
+		userData := decode(lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)))
 		Expect(userData).To(ContainSubstring("Content-Type: text/cloud-config"))
 		Expect(userData).To(ContainSubstring("packages: [jq]"))
 		Expect(userData).To(ContainSubstring("kubelet --provider-id=external-cloudstack://{{ ds.meta_data.instance_id }} --node-labels=" + joinPairs(nodeClaim.Labels, "=") + " "))
@@ -279,7 +279,7 @@ var _ = Describe("UserData", func() {
 	})
 	It("warns on the NodeClaim and its NodeClass, without the token, when the template never passes the token on", func() {
 		nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: "#cloud-config\nwrite_files:\n- path: /etc/motd\n  content: '{{ .NodeName }}'\n"}
-		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil))
 		secrets := tokenSecrets()
 		Expect(secrets).To(HaveLen(1), "the launch still mints the NodeClaim's token")
 		warnings := recorder.Events()
@@ -294,22 +294,22 @@ var _ = Describe("UserData", func() {
 		}
 	})
 	It("does not warn when the template passes the token on, or in kubeadm mode", func() {
-		lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil))
 		for _, template := range documentedTemplates() {
 			nodeClass.Spec.Bootstrap = &v1.Bootstrap{Mode: v1.BootstrapModeTemplate, Template: template}
-			lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+			lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil))
 		}
 		Expect(recorder.Calls(ReasonBootstrapTokenUnused)).To(BeZero())
 	})
 	It("names spec.userData when it is not a cloud-init document", func() {
 		nodeClass.Spec.UserData = lo.ToPtr("just text")
-		_, err := provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)
+		_, err := renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)
 		Expect(err).To(MatchError(HavePrefix("spec.userData must be a cloud-init document")))
 	})
 	It("gzips userdata that would not fit CloudStack's limit", func() {
 		big := "#!/bin/sh\n" + strings.Repeat("echo 'the same line compresses well'\n", 1500)
 		nodeClass.Spec.UserData = &big
-		userData := lo.Must(provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil))
+		userData := lo.Must(renderStored(provider, nodeClass, nodeClaim, gpLarge, nil))
 		Expect(len(userData)).To(BeNumerically("<=", MaxUserDataLength))
 		raw := lo.Must(base64.StdEncoding.DecodeString(userData))
 		Expect(raw[:2]).To(Equal([]byte{0x1f, 0x8b}))
@@ -318,7 +318,7 @@ var _ = Describe("UserData", func() {
 	It("names spec.userData when even gzip cannot make it fit", func() {
 		big := "#!/bin/sh\n# " + base64.StdEncoding.EncodeToString(incompressible(40000)) + "\n"
 		nodeClass.Spec.UserData = &big
-		_, err := provider.UserData(ctx, nodeClass, nodeClaim, gpLarge, nil)
+		_, err := renderStored(provider, nodeClass, nodeClaim, gpLarge, nil)
 		Expect(err).To(MatchError(ContainSubstring("shorten spec.userData")))
 	})
 })

@@ -45,7 +45,8 @@ func launched() *karpv1.NodeClaim {
 	GinkgoHelper()
 	nodeClaim := coretest.NodeClaim()
 	ExpectApplied(ctx, env.Client, nodeClaim)
-	lo.Must(userData.UserData(ctx, test.NodeClass(), nodeClaim, nil, nil))
+	_, store := lo.Must2(userData.Render(ctx, test.NodeClass(), nodeClaim, nil, nil))
+	Expect(store(ctx)).To(Succeed())
 	return nodeClaim
 }
 
