@@ -173,6 +173,9 @@ func Markdown(run Run) string {
 		writeRow(&b, cells)
 	}
 	b.WriteString(repeatsTable(run))
+	if line := floorLine(run.Rounds()); line != "" {
+		b.WriteString("\n" + line)
+	}
 	b.WriteString(processTable(results))
 	b.WriteString(callsTable(first))
 	b.WriteString(launchStepsTable(first))

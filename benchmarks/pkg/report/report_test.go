@@ -262,3 +262,32 @@ func TestTotalsDoNotDependOnMapOrder(t *testing.T) {
 		}
 	}
 }
+
+// floored gives run's paired runs a throttle floor: our provider ran at 25 calls/s, and the
+// 20 deploys CloudStack accepted (the 2 it refused with 429 count for nothing) take 0.8 s at
+// that rate, so each floor is the KWOK provider's Launched p50 plus 0.4 s.
+func floored(run Run, ours, base []float64) Run {
+	for i, pair := range run.Rounds() {
+		pair[0].RateLimit = 25
+		pair[0].NodeClaimLaunched.P50, pair[1].NodeClaimLaunched.P50 = ours[i], base[i]
+		pair[0].NodeClaims, pair[1].NodeClaims = 20, 20
+	}
+	return run
+}
+
+func TestOurLaunchedP50IsComparedWithTheThrottleFloor(t *testing.T) {
+	single := floored(Run{Results: results()}, []float64{2.4}, []float64{1.6})
+	const line = "**Launched p50 against the throttle floor**: ours 2.4s; floor 2s, the KWOK provider's 1.6s plus half of 20 accepted deploys at 25 calls/s; ours / floor 1.20x"
+	expectContains(t, "markdown", Markdown(single), line+".")
+	// Floors of 2 s, 1.4 s and 2.5 s under 2.4 s, 2.1 s and 2.5 s: 1.20x, 1.50x and 1.00x.
+	repeatedRun := floored(repeated(), []float64{2.4, 2.1, 2.5}, []float64{1.6, 1, 2.1})
+	spread := line + " in run 1, 1.20x (1.00x to 1.50x) as the median (lowest to highest) of 3 runs."
+	expectContains(t, "markdown", Markdown(repeatedRun), spread)
+	expectContains(t, "summary", Summary{Rendered: "r"}.render([]Saved{{Path: "x/S1-100.json", Run: repeatedRun}}, "x"), spread)
+	// Without the rate (recorded before it was read) or without a baseline there is no floor.
+	for name, run := range map[string]Run{"no rate": {Results: results()}, "no baseline": {Results: single.Results[:1]}} {
+		if md := Markdown(run); strings.Contains(md, "throttle floor") {
+			t.Errorf("%s: a floor without what it needs:\n%s", name, md)
+		}
+	}
+}

@@ -103,6 +103,9 @@ type Result struct {
 	// karpenter_cloudstack_launch_step_duration_seconds, and Create as core measures it);
 	// nil for the KWOK provider and in results recorded before they were read.
 	LaunchSteps map[string]StepTime `json:"launchSteps,omitempty"`
+	// RateLimit is the client-side rate our provider started the run with, in CloudStack calls
+	// per second; 0 for the KWOK provider and in results recorded before it was read.
+	RateLimit float64 `json:"rateLimitPerSecond,omitempty"`
 
 	// ReadyGate is what the Ready gate measured; nil in results recorded before it was.
 	ReadyGate *ReadyGate `json:"readyGate,omitempty"`

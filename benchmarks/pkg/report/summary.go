@@ -162,6 +162,9 @@ func (s Summary) render(runs []Saved, resultsDir string) string {
 			}
 			writeRow(&b, cells)
 		}
+		if line := floorLine(rounds); line != "" {
+			b.WriteString("\n" + strings.TrimSuffix(line, "\n"))
+		}
 		for _, r := range results {
 			if r.Error != "" {
 				fmt.Fprintf(&b, "\n%s: %s\n", label(r), r.Error)

@@ -48,6 +48,10 @@ type counters struct {
 	// launchSteps are our provider's launch steps (karpenter_cloudstack_launch_step_duration_seconds)
 	// and, as createStep, core's measure of Create; the KWOK provider has neither.
 	launchSteps map[string]metrics.Observed
+	// rateLimit is our provider's client-side rate, in CloudStack calls per second
+	// (karpenter_cloudstack_api_rate_limit): its ceiling until a 429 lowers it. Zero for the
+	// KWOK provider.
+	rateLimit float64
 }
 
 // createStep names core's own measure of Create (karpenter_cloudprovider_duration_seconds of
@@ -104,6 +108,7 @@ func (t *Target) counters(ctx context.Context) (counters, error) {
 		return resourceKey(l["kind"], l["group"], l["subresource"]), l["verb"]
 	})
 	c.launchSteps = launchSteps(provisioner)
+	c.rateLimit = provisioner.Sum("karpenter_cloudstack_api_rate_limit", nil)
 	return c, nil
 }
 

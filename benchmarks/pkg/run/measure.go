@@ -243,6 +243,8 @@ func costs(ctx context.Context, t *Target, before counters, r *report.Result) er
 		r.ProvisionerAPIRequests = after.providerRequests.Sub(before.providerRequests)
 		r.ProvisionerAPIRequestsPerNode = r.ProvisionerAPIRequests.PerNodeEach(nodes)
 		r.LaunchSteps = stepTimes(before.launchSteps, after.launchSteps)
+		// Read before the run: a 429 during it would lower the rate the gauge shows after.
+		r.RateLimit = before.rateLimit
 	}
 	if r.FailedDeployJobs, err = t.FailedDeployJobs(ctx); err != nil {
 		return err

@@ -158,6 +158,8 @@ karpenter_cloudprovider_duration_seconds_count{controller="nodeclaim.lifecycle",
 karpenter_cloudprovider_duration_seconds_bucket{controller="disruption",method="GetInstanceTypes",provider="cloudstack",le="+Inf"} 9
 karpenter_cloudprovider_duration_seconds_sum{controller="disruption",method="GetInstanceTypes",provider="cloudstack"} 1
 karpenter_cloudprovider_duration_seconds_count{controller="disruption",method="GetInstanceTypes",provider="cloudstack"} 9
+# TYPE karpenter_cloudstack_api_rate_limit gauge
+karpenter_cloudstack_api_rate_limit 12.5
 `
 
 func TestCostsCountOnlyCallsOfTheRunPerNode(t *testing.T) {
@@ -199,6 +201,7 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 		providerRequests: stats.Counts{"nodeclaims.karpenter.sh/status": {"PATCH": 10}},
 		// Two launches before the workload: their steps are not the run's.
 		launchSteps: map[string]metrics.Observed{"deploy": {Count: 2, Sum: 2}, "lookup": {Count: 2, Sum: 1}, "Create": {Count: 2, Sum: 4}},
+		rateLimit:   25,
 	}
 	if err := costs(context.Background(), target, before, &r); err != nil {
 		t.Fatal(err)
@@ -231,6 +234,13 @@ fakecloudstack_job_duration_seconds_count{command="deployVirtualMachine",status=
 	// Five launches in the run, 2 s on average to deploy, 3.2 s in Create; none looked.
 	if want := map[string]report.StepTime{"deploy": {Launches: 5, MeanSeconds: 2}, "Create": {Launches: 5, MeanSeconds: 3.2}}; !reflect.DeepEqual(r.LaunchSteps, want) {
 		t.Errorf("launch steps = %v, want %v", r.LaunchSteps, want)
+	}
+	// The rate the run started with, not the one a 429 left it at.
+	if r.RateLimit != 25 {
+		t.Errorf("rate limit = %v, want the 25 calls/s read before the run", r.RateLimit)
+	}
+	if after, err := target.counters(context.Background()); err != nil || after.rateLimit != 12.5 {
+		t.Errorf("counters read the rate limit %v (%v), want the gauge's 12.5", after.rateLimit, err)
 	}
 	if u := r.Processes["self"]; u.Pid != os.Getpid() || u.PeakRSSMiB <= 0 {
 		t.Errorf("usage = %+v", u)
