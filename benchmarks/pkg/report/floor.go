@@ -40,7 +40,9 @@ func throttleFloor(pair []Result) float64 {
 }
 
 // overFloor is our Launched p50 over the pair's throttle floor.
-func overFloor(pair []Result) float64 { return ratioOf(pair[0].NodeClaimLaunched.P50, throttleFloor(pair)) }
+func overFloor(pair []Result) float64 {
+	return ratioOf(pair[0].NodeClaimLaunched.P50, throttleFloor(pair))
+}
 
 // floorLine compares our Launched p50 with the throttle floor, in the first paired run and,
 // for a repeated run, as the median and spread of every paired run's; empty when the run has
