@@ -128,7 +128,6 @@ type API interface {
 	ListCapabilities(ctx context.Context) (*cloudstack.Capability, error)
 	// ListProjects lists the projects the credentials can see (a user: those it belongs to).
 	ListProjects(ctx context.Context) ([]*cloudstack.Project, error)
-	ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error)
 
 	// QuotaIsEnabled reports the Quota plugin's quota.enable.service.
 	QuotaIsEnabled(ctx context.Context) (bool, error)

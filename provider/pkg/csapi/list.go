@@ -207,17 +207,3 @@ func (c *Client) ListAsyncJobs(ctx context.Context, scope Scope, startDate strin
 		return r.AsyncJobs, nil
 	})
 }
-
-func (c *Client) ListResourceLimits(ctx context.Context, scope Scope) ([]*cloudstack.ResourceLimit, error) {
-	return call(ctx, c, "listResourceLimits", func(cs *cloudstack.CloudStackClient) ([]*cloudstack.ResourceLimit, error) {
-		p := cs.Limit.NewListResourceLimitsParams()
-		applyScope(p, c.withDefault(scope))
-		return listAll(ctx, p, func() ([]*cloudstack.ResourceLimit, int, error) {
-			r, err := cs.Limit.ListResourceLimits(p)
-			if err != nil {
-				return nil, 0, err
-			}
-			return r.ResourceLimits, r.Count, nil
-		})
-	})
-}

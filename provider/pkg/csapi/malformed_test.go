@@ -71,7 +71,6 @@ var everyCall = []apiCall{
 	}},
 	{"queryAsyncJobResult", func(ctx context.Context, c *Client) error { _, err := c.QueryAsyncJobResult(ctx, "job-1"); return err }},
 	{"listCapabilities", func(ctx context.Context, c *Client) error { _, err := c.ListCapabilities(ctx); return err }},
-	{"listResourceLimits", func(ctx context.Context, c *Client) error { _, err := c.ListResourceLimits(ctx, Scope{}); return err }},
 	{"listProjects", func(ctx context.Context, c *Client) error { _, err := c.ListProjects(ctx); return err }},
 	{"listKubernetesClusters", func(ctx context.Context, c *Client) error { _, err := c.ListKubernetesClusters(ctx); return err }},
 	{"addVirtualMachinesToKubernetesCluster", func(ctx context.Context, c *Client) error {

@@ -63,11 +63,6 @@ func (a *API) ListAffinityGroups(ctx context.Context, scope csapi.Scope) ([]*clo
 	return list(ctx, a, "listAffinityGroups", scope, func() []*cloudstack.AffinityGroup { return a.affinityGroups })
 }
 
-// ListResourceLimits answers no limit: tests set what remains with SetRemaining.
-func (a *API) ListResourceLimits(ctx context.Context, scope csapi.Scope) ([]*cloudstack.ResourceLimit, error) {
-	return list(ctx, a, "listResourceLimits", scope, func() []*cloudstack.ResourceLimit { return nil })
-}
-
 func (a *API) ListProjects(ctx context.Context) ([]*cloudstack.Project, error) {
 	return list(ctx, a, "listProjects", nil, func() []*cloudstack.Project { return a.projects })
 }
