@@ -179,7 +179,7 @@ func loadAverage() string {
 	if err != nil {
 		return "unknown (" + err.Error() + ")"
 	}
-	return fmt.Sprintf("%.2f %.2f %.2f", l[0], l[1], l[2])
+	return l.String()
 }
 
 func cpuModel() string {

@@ -206,13 +206,9 @@ func provenance(run Run) string {
 	}
 	load := ""
 	if run.LoadAverage != (LoadAverage{}) {
-		load = fmt.Sprintf(" Load average (1, 5, 15 min) %s at the start, %s at the end.", loadAverage(run.LoadAverage.Started), loadAverage(run.LoadAverage.Ended))
+		load = fmt.Sprintf(" Load average (1, 5, 15 min) %s at the start, %s at the end.", run.LoadAverage.Started, run.LoadAverage.Ended)
 	}
 	return fmt.Sprintf("Machine: %s. Started %s. Commit: %s.%s Command: `%s`", run.Machine, run.Started, commit, load, run.Command)
-}
-
-func loadAverage(l procstat.LoadAverage) string {
-	return fmt.Sprintf("%s/%s/%s", format(l[0]), format(l[1]), format(l[2]))
 }
 
 // applicable are the figures some of results has.

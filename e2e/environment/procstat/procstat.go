@@ -21,9 +21,11 @@ package procstat
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/prometheus/procfs"
 )
@@ -46,6 +48,15 @@ type Usage struct {
 
 // LoadAverage is the 1, 5 and 15 minute load averages of the machine.
 type LoadAverage [3]float64
+
+// String gives the three averages to two decimals without trailing zeros, "2.5/1/0.25".
+func (l LoadAverage) String() string {
+	parts := make([]string, len(l))
+	for i, v := range l {
+		parts[i] = strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+	}
+	return strings.Join(parts, "/")
+}
 
 func host() (procfs.FS, error) {
 	fs, err := procfs.NewFS(ProcRoot)

@@ -53,6 +53,9 @@ func TestMachineFiguresComeFromLoadavgAndMeminfo(t *testing.T) {
 	if l, err := loadAverage(fs); err != nil || l != (LoadAverage{2.64, 0.79, 0.27}) {
 		t.Errorf("load average = %v, %v", l, err)
 	}
+	if s := (LoadAverage{2.5, 1, 0.254}).String(); s != "2.5/1/0.25" {
+		t.Errorf("load average written %q, want 2.5/1/0.25", s)
+	}
 	if gib, err := memTotalGiB(fs); err != nil || gib != 24 {
 		t.Errorf("memory = %v GiB, %v; want 24", gib, err)
 	}
