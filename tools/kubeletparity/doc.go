@@ -17,6 +17,8 @@ limitations under the License.
 // Package kubeletparity judges provider/pkg/nodeallocatable against the kubelet's own code at
 // the Kubernetes version tools/kubernetes pins: its default hard eviction thresholds, its
 // reading of --eviction-hard, --kube-reserved and --system-reserved, and what the thresholds
-// hold back from capacity. It is a module of its own, outside the workspace, so that
-// k8s.io/kubernetes never joins the provider's build list.
+// hold back from capacity; and the CRD the chart installs, whose validation rules, run by the
+// API server's own CEL validator, must admit no threshold or reservation the kubelet refuses. It
+// is a module of its own, outside the workspace, so that k8s.io/kubernetes never joins the
+// provider's build list.
 package kubeletparity

@@ -185,10 +185,14 @@ type KubeletConfiguration struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(k, isQuantity(self[k]) && !quantity(self[k]).isLessThan(quantity('0')))",message="spec.kubelet.systemReserved values must be non-negative quantities such as 100m or 1Gi"
 	// +optional
 	SystemReserved map[string]string `json:"systemReserved,omitempty"`
-	// EvictionHard are the kubelet's hard eviction thresholds (--eviction-hard).
+	// EvictionHard are the kubelet's hard eviction thresholds (--eviction-hard): positive
+	// quantities, or percentages from 0% to 100% written as plain numbers; the kubelet does not
+	// start on any other.
 	// +kubebuilder:validation:MaxProperties=6
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="spec.kubelet.evictionHard keys must be memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, isQuantity(self[k]) || (self[k].endsWith('%') && isQuantity(self[k].substring(0, size(self[k]) - 1))))",message="spec.kubelet.evictionHard values must be a quantity such as 100Mi or a percentage such as 10%"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].endsWith('%') || (size(self[k]) > 1 && !self[k].startsWith('-') && '0123456789.'.contains(self[k].substring(size(self[k]) - 2, size(self[k]) - 1))))",message="spec.kubelet.evictionHard percentages must be plain numbers from 0% to 100%, such as 10% or 7.5%"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].endsWith('%') || (isQuantity(self[k].substring(0, size(self[k]) - 1)) && !quantity(self[k].substring(0, size(self[k]) - 1)).isGreaterThan(quantity('100'))))",message="spec.kubelet.evictionHard percentages must be plain numbers from 0% to 100%, such as 10% or 7.5%"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, self[k].endsWith('%') || (isQuantity(self[k]) && quantity(self[k]).isGreaterThan(quantity('0'))))",message="spec.kubelet.evictionHard values must be a positive quantity such as 100Mi or a percentage such as 10%"
 	// +optional
 	EvictionHard map[string]string `json:"evictionHard,omitempty"`
 	// ClusterDNS are the IP addresses of the cluster DNS service (--cluster-dns).

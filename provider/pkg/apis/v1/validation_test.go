@@ -118,8 +118,17 @@ var _ = Describe("CEL validation", func() {
 			s.Kubelet = &v1.KubeletConfiguration{EvictionHard: map[string]string{"memory.free": "1Gi"}}
 		}, "spec.kubelet.evictionHard keys must be"),
 		Entry("an eviction threshold that is neither quantity nor percentage", func(s *v1.CloudStackNodeClassSpec) {
+			s.Kubelet = &v1.KubeletConfiguration{EvictionHard: map[string]string{"memory.available": "ten"}}
+		}, "spec.kubelet.evictionHard values must be a positive quantity such as 100Mi or a percentage such as 10%"),
+		Entry("an eviction percentage that is no number", func(s *v1.CloudStackNodeClassSpec) {
 			s.Kubelet = &v1.KubeletConfiguration{EvictionHard: map[string]string{"memory.available": "ten%"}}
-		}, "spec.kubelet.evictionHard values must be a quantity such as 100Mi or a percentage such as 10%"),
+		}, "spec.kubelet.evictionHard percentages must be plain numbers from 0% to 100%, such as 10% or 7.5%"),
+		Entry("an eviction threshold of zero, on which the kubelet does not start", func(s *v1.CloudStackNodeClassSpec) {
+			s.Kubelet = &v1.KubeletConfiguration{EvictionHard: map[string]string{"pid.available": "0"}}
+		}, "spec.kubelet.evictionHard values must be a positive quantity"),
+		Entry("an eviction percentage above 100%", func(s *v1.CloudStackNodeClassSpec) {
+			s.Kubelet = &v1.KubeletConfiguration{EvictionHard: map[string]string{"nodefs.available": "150%"}}
+		}, "spec.kubelet.evictionHard percentages must be plain numbers from 0% to 100%"),
 		Entry("a cluster DNS that is no IP", func(s *v1.CloudStackNodeClassSpec) {
 			s.Kubelet = &v1.KubeletConfiguration{ClusterDNS: []string{"kube-dns"}}
 		}, "spec.kubelet.clusterDNS entries must be IP addresses"),
