@@ -8,6 +8,10 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 KUBECTL=$BIN/kubectl
+# How long after it registers a simulated node turns Ready: drawn between these, as kwok draws a
+# stage's delay.
+NODE_READY_MIN_MS=5000
+NODE_READY_MAX_MS=10000
 
 # stages DIR FAST writes into DIR a kustomization of kwok's fast stages (FAST, relative to DIR)
 # with every Stage of Karpenter's hack/kwok/stages, from the module its suites come from, as
@@ -29,6 +33,15 @@ stages() {
 			[[ -n ${replaces[$name]:-} ]] || { cp "$file" "$dir/" && echo "  - $(basename "$file")"; }
 		done
 		echo "patches:"
+		# A kubelet registers its Node NotReady and posts Ready once its runtime and network are
+		# up, seconds later; kwok's fast stage would make it Ready at once.
+		cat <<-EOF
+			  - target: {kind: Stage, name: node-initialize}
+			    patch: |
+			      - op: add
+			        path: /spec/delay
+			        value: {durationMilliseconds: $NODE_READY_MIN_MS, jitterDurationMilliseconds: $NODE_READY_MAX_MS}
+		EOF
 		for file in "$karpenter"/*.yaml; do
 			name=$(sed -n 's/^  name: //p' "$file" | head -1)
 			[[ -n ${replaces[$name]:-} ]] || continue
