@@ -94,7 +94,7 @@ func expectNodeAllocatable(t *testing.T, nodeClass *v1.CloudStackNodeClass, it *
 	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-x7k2p", UID: "uid-1",
 		Labels: map[string]string{karpv1.NodePoolLabelKey: "default"}}}
 	labels := map[string]string{corev1.LabelInstanceTypeStable: it.Name, corev1.LabelTopologyZone: "zone-a"}
-	userData, err := newProvider(t).UserData(context.Background(), nodeClass, nodeClaim, it.Capacity, labels)
+	userData, _, err := newProvider(t).Render(context.Background(), nodeClass, nodeClaim, it.Capacity, labels)
 	if err != nil {
 		t.Fatalf("%s: rendering userdata: %v", it.Name, err)
 	}

@@ -88,7 +88,7 @@ func TestRenderedUserDataRegistersTheNodeClaim(t *testing.T) {
 				karpv1.CapacityTypeLabelKey:    karpv1.CapacityTypeOnDemand,
 			}
 
-			userData, err := newProvider(t).UserData(context.Background(), nodeClass, nodeClaim, nil, launchLabels)
+			userData, _, err := newProvider(t).Render(context.Background(), nodeClass, nodeClaim, nil, launchLabels)
 			if err != nil {
 				t.Fatalf("rendering userdata: %v", err)
 			}
