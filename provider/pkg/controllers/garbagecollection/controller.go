@@ -24,6 +24,11 @@ limitations under the License.
 // the NodeClaim reported as a failed launch, like the instance provider does for the jobs it
 // watches.
 //
+// It also deletes the Node a kubelet registered for a VM that is gone after its NodeClaim was
+// deleted: core deletes a NodeClaim's Nodes before its VM, and a launch deleted in flight can
+// register its Node in between. The CloudStack CCM does not delete Nodes of gone VMs, so such a
+// Node would stay NotReady forever.
+//
 // It acts only on this cluster's VMs: those with its UID tag, or untagged with its owner mark.
 // A VM with its name but no UID (deployed before the UID tag existed) gets the tag once a
 // NodeClaim names it, and is otherwise left alone.
@@ -37,6 +42,7 @@ import (
 
 	"github.com/awslabs/operatorpkg/reconciler"
 	"github.com/awslabs/operatorpkg/singleton"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/clock"
 	controllerruntime "sigs.k8s.io/controller-runtime"
@@ -125,7 +131,45 @@ func (c *Controller) Reconcile(ctx context.Context) (reconciler.Result, error) {
 			c.failures.LaunchFailed(nodeClaim, fmt.Errorf("VM %s went to Error before its node registered (a deploy job no provider watched, as across a restart); garbage collection destroyed it", vm.ID))
 		}
 	}
+	errs = append(errs, c.deleteOrphanNodes(ctx, vms, launched))
 	return reconciler.Result{RequeueAfter: Interval}, errors.Join(errs...)
+}
+
+// deleteOrphanNodes deletes the Nodes Karpenter launched (they carry a NodePool label) that no
+// NodeClaim names, that are not Ready and older than the grace period, and whose VM is gone:
+// not among this cluster's VMs, or in a state it never leaves. vms is a complete listing, so a
+// failed one never gets here.
+func (c *Controller) deleteOrphanNodes(ctx context.Context, vms []*instance.Instance, launched sets.Set[string]) error {
+	nodes := &corev1.NodeList{}
+	if err := c.kubeClient.List(ctx, nodes, client.HasLabels{karpv1.NodePoolLabelKey}); err != nil {
+		return fmt.Errorf("listing nodes, %w", err)
+	}
+	live := sets.New[string]()
+	for _, vm := range vms {
+		if !vm.Gone() {
+			live.Insert(vm.ID)
+		}
+	}
+	var errs []error
+	for i := range nodes.Items {
+		node := &nodes.Items[i]
+		id, err := cloudprovider.ParseProviderID(node.Spec.ProviderID)
+		if err != nil || launched.Has(id) || live.Has(id) || ready(node) || c.clock.Since(node.CreationTimestamp.Time) < GracePeriod {
+			continue
+		}
+		log.FromContext(ctx).Info("deleting the node of a gone VM that no NodeClaim names", "node", node.Name, "id", id)
+		errs = append(errs, client.IgnoreNotFound(c.kubeClient.Delete(ctx, node)))
+	}
+	return errors.Join(errs...)
+}
+
+func ready(node *corev1.Node) bool {
+	for _, cond := range node.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			return cond.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // migrate gives a legacy VM (this cluster's name, no UID: deployed before the UID tag) the

@@ -18,12 +18,14 @@ package garbagecollection_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -210,4 +212,64 @@ func TestGarbageCollectionCollectsVMsInProjectsNoNodeClassNames(t *testing.T) {
 func instancesOf(api csapi.API, clk *clocktesting.FakeClock, cluster string) *instance.DefaultProvider {
 	return instance.NewDefaultProvider(api, clk, instance.Options{ClusterName: cluster, ClusterUID: unitUID},
 		asyncjob.NewWatcher(api, clk, time.Second, csapi.Scope{}), batcher.NewCloudStack(clk, api), cache.NewUnavailableOfferings(clk, time.Minute), nil, nil, nil, cache.NewInstances())
+}
+
+// A launch deleted in flight can register its Node after core deleted the NodeClaim's Nodes,
+// and its VM is destroyed: that Node goes once it is past the grace period, NotReady, named by
+// no NodeClaim and its VM gone. Every other Node stays.
+func TestGarbageCollectionDeletesTheNodesOfGoneVMsThatNoNodeClaimNames(t *testing.T) {
+	clk, api, ours := unitCloud()
+	destroyedVM := api.AddVM(cloudstack.VirtualMachine{Name: "destroyed", State: "Destroyed"}, ours)
+	runningVM := api.AddVM(cloudstack.VirtualMachine{Name: "running", State: "Running"}, ours)
+	claimedVM := api.AddVM(cloudstack.VirtualMachine{Name: "claimed", State: "Destroyed"}, ours)
+	node := func(name, vm string, ready corev1.ConditionStatus, labels map[string]string) *corev1.Node {
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, CreationTimestamp: metav1.NewTime(clk.Now())},
+			Spec:       corev1.NodeSpec{ProviderID: "external-cloudstack://" + vm},
+			Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}},
+		}
+	}
+	karpenters := map[string]string{karpv1.NodePoolLabelKey: "default"}
+	kube := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		node("orphan-of-destroyed", destroyedVM, corev1.ConditionUnknown, karpenters),
+		node("orphan-of-expunged", "0e0e0e0e-0000-4000-8000-000000000001", corev1.ConditionFalse, karpenters),
+		// Its VM runs: the VM's own garbage collection comes first.
+		node("vm-running", runningVM, corev1.ConditionUnknown, karpenters),
+		// A NodeClaim names it: core deletes it with the NodeClaim.
+		node("claimed", claimedVM, corev1.ConditionUnknown, karpenters),
+		// A kubelet that still posts Ready is alive, whatever CloudStack lists.
+		node("ready", "0e0e0e0e-0000-4000-8000-000000000002", corev1.ConditionTrue, karpenters),
+		// Not Karpenter's: the CCM's or the operator's business.
+		node("not-karpenters", "0e0e0e0e-0000-4000-8000-000000000003", corev1.ConditionUnknown, nil),
+		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claimed"}, Status: karpv1.NodeClaimStatus{ProviderID: "external-cloudstack://" + claimedVM}},
+	).Build()
+	controller := garbagecollection.NewController(kube, clk, instancesOf(api, clk, unitCluster), &test.LaunchFailures{})
+	ctx := context.Background()
+	left := func() []string {
+		nodes := &corev1.NodeList{}
+		if err := kube.List(ctx, nodes); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, n := range nodes.Items {
+			names = append(names, n.Name)
+		}
+		slices.Sort(names)
+		return names
+	}
+	all := left()
+
+	if _, err := controller.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := left(); !slices.Equal(got, all) {
+		t.Fatalf("nodes within the grace period deleted: %v left of %v", got, all)
+	}
+	clk.Step(garbagecollection.GracePeriod)
+	if _, err := controller.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := left(), []string{"claimed", "not-karpenters", "ready", "vm-running"}; !slices.Equal(got, want) {
+		t.Fatalf("nodes left %v, want %v", got, want)
+	}
 }
