@@ -50,6 +50,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	nodeutils "sigs.k8s.io/karpenter/pkg/utils/node"
 
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cloudprovider"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/providers/instance"
@@ -154,22 +155,13 @@ func (c *Controller) deleteOrphanNodes(ctx context.Context, vms []*instance.Inst
 	for i := range nodes.Items {
 		node := &nodes.Items[i]
 		id, err := cloudprovider.ParseProviderID(node.Spec.ProviderID)
-		if err != nil || launched.Has(id) || live.Has(id) || ready(node) || c.clock.Since(node.CreationTimestamp.Time) < GracePeriod {
+		if err != nil || launched.Has(id) || live.Has(id) || nodeutils.GetCondition(node, corev1.NodeReady).Status == corev1.ConditionTrue || c.clock.Since(node.CreationTimestamp.Time) < GracePeriod {
 			continue
 		}
 		log.FromContext(ctx).Info("deleting the node of a gone VM that no NodeClaim names", "node", node.Name, "id", id)
 		errs = append(errs, client.IgnoreNotFound(c.kubeClient.Delete(ctx, node)))
 	}
 	return errors.Join(errs...)
-}
-
-func ready(node *corev1.Node) bool {
-	for _, cond := range node.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // migrate gives a legacy VM (this cluster's name, no UID: deployed before the UID tag) the
