@@ -19,10 +19,7 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
-
-	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/benchmarks/pkg/stats"
 )
 
 // acceptedDeploys are the deploys CloudStack accepted in a result: the launches the rate paced.
@@ -58,13 +55,9 @@ func floorLine(rounds [][]Result) string {
 	fmt.Fprintf(&b, "**Launched p50 against the throttle floor**: ours %ss; floor %ss, the KWOK provider's %ss plus half of %d accepted deploys at %s calls/s; ours / floor %s",
 		format(ours.NodeClaimLaunched.P50), format(floor), format(base.NodeClaimLaunched.P50), acceptedDeploys(ours), format(ours.RateLimit), formatRatio(overFloor(first)))
 	if len(rounds) > 1 {
-		ratios := make([]float64, 0, len(rounds))
-		for _, pair := range rounds {
-			ratios = append(ratios, overFloor(pair))
-		}
-		if !slices.ContainsFunc(ratios, math.IsNaN) {
+		if median, lowest, highest := spread(rounds, overFloor); !math.IsNaN(median) {
 			fmt.Fprintf(&b, " in run 1, %s (%s to %s) as the median (lowest to highest) of %d runs",
-				formatRatio(stats.Percentile(ratios, 50)), formatRatio(slices.Min(ratios)), formatRatio(slices.Max(ratios)), len(rounds))
+				formatRatio(median), formatRatio(lowest), formatRatio(highest), len(rounds))
 		}
 	}
 	b.WriteString(".\n\n")

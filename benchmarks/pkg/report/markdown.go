@@ -383,9 +383,15 @@ func formatRatio(r float64) string {
 // NaN when some run has no ratio for it. Rounds are odd in number (-repeat), so the median is
 // one run's ratio.
 func ratioSpread(f figure, rounds [][]Result) (median, lowest, highest float64) {
+	return spread(rounds, func(pair []Result) float64 { return ratioOf(f.value(pair[0]), f.value(pair[1])) })
+}
+
+// spread is the median, minimum and maximum of ratio over the paired runs, NaN when some run
+// has none.
+func spread(rounds [][]Result, ratio func(pair []Result) float64) (median, lowest, highest float64) {
 	ratios := make([]float64, 0, len(rounds))
 	for _, pair := range rounds {
-		r := ratioOf(f.value(pair[0]), f.value(pair[1]))
+		r := ratio(pair)
 		if math.IsNaN(r) {
 			return r, r, r
 		}
