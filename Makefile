@@ -127,9 +127,8 @@ bench-launch: tools build ## Launch latency and memory at default settings: S1 a
 	$(BENCH_SCALE) -scenario S2 -nodes 500 -baseline -repeat 3 -timeout 10m
 
 .PHONY: bench-scale
-bench-scale: tools build ## Thousands of nodes: S0 at 2000, S1 at 1000, S2 at 2000 (3 paired runs), S3 at 60, S4 at 1000, S5 at 1000
+bench-scale: tools build ## Thousands of nodes: S0 at 2000, S2 at 2000 (3 paired runs), S3 at 60, S4 at 1000, S5 at 1000
 	$(BENCH_SCALE) -scenario S0 -nodes 2000 -timeout 10m
-	$(BENCH_SCALE) -scenario S1 -nodes 1000 -baseline -timeout 10m
 	$(BENCH_SCALE) $(BENCH_BURST) -scenario S2 -nodes 2000 -baseline -repeat 3 -timeout 20m
 	$(BENCH_SCALE) -scenario S3 -nodes 60 -baseline -timeout 10m
 	$(BENCH_SCALE) -scenario S4 -nodes 1000 -timeout 15m
