@@ -27,6 +27,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	gocache "github.com/patrickmn/go-cache"
 	"github.com/samber/lo"
+	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -197,6 +198,7 @@ type DefaultProvider struct {
 	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
 	seen       *gocache.Cache
 	destroying destroyJobs
+	deletes    singleflight.Group
 	strict     strictGroups
 }
 

@@ -206,7 +206,15 @@ func (p *DefaultProvider) listScopes(ctx context.Context, filter csapi.VMFilter)
 // watcher's shared poll answers, not a listing per VM. No other remembered "gone" is trusted
 // (a launch that failed, a VM no scope listed): the destroy call asks CloudStack. A VM of
 // another cluster is never destroyed; its NodeClaim is told it is gone.
+//
+// Core's node termination and NodeClaim lifecycle controllers both call Delete for one VM,
+// often at once: concurrent calls for an id share one, so that it costs one destroy call.
 func (p *DefaultProvider) Delete(ctx context.Context, id string) error {
+	_, err, _ := p.deletes.Do(id, func() (any, error) { return nil, p.delete(ctx, id) })
+	return err
+}
+
+func (p *DefaultProvider) delete(ctx context.Context, id string) error {
 	if job, ok := p.destroying.get(id); ok {
 		done, err := job.Done()
 		if !done {

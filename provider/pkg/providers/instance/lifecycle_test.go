@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 
 	v1 "github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/apis/v1"
+	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/asyncjob"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/batcher"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/cache"
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/csapi"
@@ -132,6 +134,55 @@ func TestDeleteDestroysAgainAfterAFailedDestroyJob(t *testing.T) {
 	}
 	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 2 {
 		t.Fatalf("%d destroy calls, want 2: the failed one and its retry", len(destroys))
+	}
+}
+
+// destroyGate holds the first destroyVirtualMachine call until released; later calls pass.
+type destroyGate struct {
+	*recorder.API
+	entered, release chan struct{}
+	held             atomic.Bool
+}
+
+func (g *destroyGate) DestroyVirtualMachine(ctx context.Context, id string, expunge bool) (string, error) {
+	if g.held.CompareAndSwap(false, true) {
+		close(g.entered)
+		<-g.release
+	}
+	return g.API.DestroyVirtualMachine(ctx, id, expunge)
+}
+
+// Core's node termination and NodeClaim lifecycle controllers both call Delete for one VM. The
+// second call here comes while the first waits for its destroy call; synctest tells when it is
+// blocked. The provider is made outside the bubble (its caches' janitors never end), its
+// watcher runs inside it, as the jobs it is given are.
+func TestConcurrentDeletesOfOneVMMakeOneDestroyCall(t *testing.T) {
+	e := newEnv(t)
+	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, ourTags())
+	api := &destroyGate{API: e.api}
+	watcher := asyncjob.NewWatcher(api, e.clk, asyncjob.DefaultPollInterval, csapi.Scope{})
+	provider := instance.NewDefaultProvider(api, e.clk, instance.Options{ClusterName: clusterName, ClusterUID: clusterUID}, watcher, batcher.NewCloudStack(e.clk, api), e.unavailable, nil, nil, nil, cache.NewInstances())
+	errs := make([]error, 2)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() { _ = watcher.Start(ctx) }()
+		api.entered, api.release = make(chan struct{}), make(chan struct{})
+		var done sync.WaitGroup
+		done.Go(func() { errs[0] = provider.Delete(ctx, id) })
+		<-api.entered
+		done.Go(func() { errs[1] = provider.Delete(ctx, id) })
+		synctest.Wait()
+		close(api.release)
+		done.Wait()
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Delete %d: %v, want nil while the destroy job runs", i+1, err)
+		}
+	}
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 {
+		t.Fatalf("%d destroy calls for two concurrent Deletes of one VM, want 1", len(destroys))
 	}
 }
 
