@@ -106,8 +106,12 @@ func (p *DefaultProvider) lastKnown(id string) (*Instance, bool) {
 }
 
 // remember keeps the VM's last known state: a live VM's for cached Gets, a gone VM's for every
-// Get.
+// Get. A VM this provider destroyed stays so: a listing (List, or one begun before the destroy
+// finished) must not make it look undestroyed, or core's next Delete would destroy it again.
 func (p *DefaultProvider) remember(in *Instance) *Instance {
+	if last, ok := p.lastKnown(in.ID); ok && last.destroyedHere {
+		return last
+	}
 	p.seen.SetDefault(in.ID, in)
 	return in
 }

@@ -137,6 +137,29 @@ func TestDeleteDestroysAgainAfterAFailedDestroyJob(t *testing.T) {
 	}
 }
 
+// Core's second controller may ask after a List (garbage collection) saw the destroyed VM:
+// without expunge it stays listed, Destroyed.
+func TestDeleteAfterAListingOfTheDestroyedVMDoesNotDestroyAgain(t *testing.T) {
+	e := newEnv(t)
+	e.api.SetCapabilities(cloudstack.Capability{Allowuserexpungerecovervm: false})
+	id := e.api.AddVM(cloudstack.VirtualMachine{Name: "vm", State: "Running"}, ourTags())
+	if err := e.deleteUntilGone(t, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.provider.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.api.VMs()) != 1 {
+		t.Fatalf("%d VMs, want the destroyed one still listed", len(e.api.VMs()))
+	}
+	if err := e.provider.Delete(context.Background(), id); !isNotFound(err) {
+		t.Errorf("Delete after the listing: %v, want NodeClaimNotFoundError", err)
+	}
+	if destroys := e.api.Calls("destroyVirtualMachine"); len(destroys) != 1 {
+		t.Fatalf("%d destroy calls, want 1", len(destroys))
+	}
+}
+
 // destroyGate holds the first destroyVirtualMachine call until released; later calls pass.
 type destroyGate struct {
 	*recorder.API
