@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
@@ -196,10 +197,12 @@ type DefaultProvider struct {
 	expunge      *cachedValue[bool]
 	projects     *cachedValue[bool]
 	// seen holds the last known state of each VM by ID, for callers that accept it (drift).
-	seen       *gocache.Cache
-	destroying destroyJobs
-	deletes    singleflight.Group
-	strict     strictGroups
+	seen *gocache.Cache
+	// remembering makes remember's check and write of seen one step.
+	remembering sync.Mutex
+	destroying  destroyJobs
+	deletes     singleflight.Group
+	strict      strictGroups
 }
 
 // NewDefaultProvider wires the instance provider; it and watcher must be started by the caller,

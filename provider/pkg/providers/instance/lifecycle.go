@@ -109,6 +109,8 @@ func (p *DefaultProvider) lastKnown(id string) (*Instance, bool) {
 // Get. A VM this provider destroyed stays so: a listing (List, or one begun before the destroy
 // finished) must not make it look undestroyed, or core's next Delete would destroy it again.
 func (p *DefaultProvider) remember(in *Instance) *Instance {
+	p.remembering.Lock()
+	defer p.remembering.Unlock()
 	if last, ok := p.lastKnown(in.ID); ok && last.destroyedHere {
 		return last
 	}
