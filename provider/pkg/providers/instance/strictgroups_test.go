@@ -30,36 +30,49 @@ import (
 	"github.com/karpenter-cloudstack/karpenter-provider-cloudstack/provider/pkg/test/recorder"
 )
 
-// deploysInFlight records, at each deploy, the most VMs still Starting (their deploy job has not
-// placed them yet) in the deploy's affinity group and in other groups.
+// deploysInFlight records, at each deploy, the most deploys gone out before it whose VM is not
+// placed yet (still Starting, or not even recorded), in the deploy's affinity group and in
+// other groups. Deploys are counted as they go out, so two that go out together see each other.
 type deploysInFlight struct {
 	*recorder.API
 	mu                     sync.Mutex
+	groups                 map[string]string // the affinity group of each VM deployed, by name
 	sameGroup, otherGroups int
 }
 
 func (d *deploysInFlight) DeployVirtualMachine(ctx context.Context, req csapi.DeployRequest) (csapi.Created, error) {
-	same, other := 0, 0
+	placed := map[string]bool{}
 	for _, vm := range d.VMs() {
-		if vm.State != "Starting" || len(vm.Affinitygroup) == 0 {
-			continue
-		}
-		if vm.Affinitygroup[0].Id == req.AffinityGroupIDs[0] {
+		placed[vm.Name] = vm.State != "Starting"
+	}
+	group := req.AffinityGroupIDs[0]
+	d.mu.Lock()
+	same, other := 0, 0
+	for name, g := range d.groups {
+		switch {
+		case placed[name]:
+		case g == group:
 			same++
-		} else {
+		default:
 			other++
 		}
 	}
-	d.mu.Lock()
+	d.groups[req.Name] = group
 	d.sameGroup, d.otherGroups = max(d.sameGroup, same), max(d.otherGroups, other)
 	d.mu.Unlock()
-	return d.API.DeployVirtualMachine(ctx, req)
+	created, err := d.API.DeployVirtualMachine(ctx, req)
+	if err != nil {
+		d.mu.Lock()
+		delete(d.groups, req.Name) // no VM to wait for
+		d.mu.Unlock()
+	}
+	return created, err
 }
 
 // strictEnv is an env whose NodeClass asks for strict host anti-affinity, with the deploys
 // observed.
 func strictEnv(t *testing.T) (*env, *deploysInFlight) {
-	observed := &deploysInFlight{}
+	observed := &deploysInFlight{groups: map[string]string{}}
 	e := newEnvOver(t, func(api *recorder.API) csapi.API { observed.API = api; return observed })
 	e.nodeClass.Spec.Affinity = &v1.Affinity{Type: v1.AffinityTypeHostAntiAffinity}
 	// Launches that are not serialised all deploy long before the first job ends.
