@@ -191,8 +191,8 @@ func TestRenderWritesTheMarkdownAndEveryPlotIntoTheRenderedFolder(t *testing.T) 
 // TestCommittedResultsAreJSONAndRESULTSIsWhatTheyRender wants only JSON in the committed
 // results, each of which renders, and RESULTS.md exactly as they render it: nothing edited by
 // hand, nothing left of a replaced run. The stale marks are left out of the comparison: they
-// follow provider/'s history, and RESULTS.md is written again when results change, not each
-// time the provider does.
+// follow the provider code's history, and RESULTS.md is written again when results change, not
+// each time the provider does.
 func TestCommittedResultsAreJSONAndRESULTSIsWhatTheyRender(t *testing.T) {
 	committed := filepath.Join("..", "..", "results")
 	entries, err := os.ReadDir(committed)
@@ -212,7 +212,7 @@ func TestCommittedResultsAreJSONAndRESULTSIsWhatTheyRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := regexp.MustCompile("`provider/` \\(([0-9a-f]{12}) when this file was written\\)").FindStringSubmatch(string(raw))
+	checked := regexp.MustCompile("([0-9a-f]{12}) when this file was written\\)").FindStringSubmatch(string(raw))
 	if checked == nil {
 		t.Fatalf("%s does not say which provider commit it was checked against", path)
 	}

@@ -32,12 +32,20 @@ type Staleness struct {
 	Stale func(commit string) bool
 }
 
+// providerCode is the pathspec of what a benchmark runs of provider/: its tests and docs are
+// not built into the binary, so changing them leaves every result as it was.
+var providerCode = []string{
+	":(top)provider",
+	":(top,exclude,glob)provider/**/*_test.go",
+	":(top,exclude,glob)provider/**/*.md",
+}
+
 // GitStaleness reads the repository at dir: a run is fresh when the latest commit that changed
-// provider/ is its commit or an ancestor of it, and stale otherwise, as is a run whose commit
-// git does not know (not recorded, or left behind by a rewritten history). A commit marked
-// +dirty counts as the commit it was made on.
+// provider/'s code is its commit or an ancestor of it, and stale otherwise, as is a run whose
+// commit git does not know (not recorded, or left behind by a rewritten history). A commit
+// marked +dirty counts as the commit it was made on.
 func GitStaleness(dir string) (Staleness, error) {
-	out, err := exec.Command("git", "-C", dir, "log", "-1", "--format=%H", "--", ":/provider").Output()
+	out, err := exec.Command("git", append([]string{"-C", dir, "log", "-1", "--format=%H", "--"}, providerCode...)...).Output()
 	if err != nil {
 		return Staleness{}, fmt.Errorf("finding the latest commit that changed provider/, %w", gitError(err))
 	}

@@ -100,7 +100,7 @@ func (s Summary) intro(resultsDir string) string {
 		"Runs headed *on kind* ran on the kind cluster of `make kind-up` (`make bench-kind`), *on kubeconfig* on the cluster a kubeconfig named (everything installed for the run and removed after it), every other on kwokctl's binary runtime. " +
 		withoutCCM + "\n"
 	if s.Staleness.Stale != nil {
-		intro += fmt.Sprintf("\nA run measured at a commit older than the latest that changed `provider/` (%s when this file was written) "+
+		intro += fmt.Sprintf("\nA run measured at a commit older than the latest that changed the provider's code (`provider/` but its tests and docs; %s when this file was written) "+
 			"is marked **stale**: the code it measured has changed since.\n", short(s.Staleness.Provider))
 	}
 	return intro
@@ -118,7 +118,7 @@ func (s Summary) render(runs []Saved, resultsDir string) string {
 		results := run.Results
 		fmt.Fprintf(&b, "\n## %s\n\n", title(saved.scenario(), saved.size(), run.Runtime))
 		if s.Staleness.Stale != nil && s.Staleness.Stale(run.Commit) {
-			fmt.Fprintf(&b, "**Stale**: measured before %s changed `provider/`; run it again.\n\n", short(s.Staleness.Provider))
+			fmt.Fprintf(&b, "**Stale**: measured before %s changed the provider's code; run it again.\n\n", short(s.Staleness.Provider))
 		}
 		b.WriteString(provenance(run) + "\n\n")
 		b.WriteString(ungated(slices.Concat(run.Rounds()...)))

@@ -181,6 +181,9 @@ func TestRunsMeasuredBeforeTheProvidersLatestChangeAreStale(t *testing.T) {
 	before := commit("docs/a.md")
 	changed := commit("provider/main.go")
 	after := commit("benchmarks/results/S1-100.json")
+	// Neither is built into the provider.
+	commit("provider/pkg/a/main_test.go")
+	commit("provider/README.md")
 	s, err := GitStaleness(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -208,11 +211,11 @@ func TestRunsMeasuredBeforeTheProvidersLatestChangeAreStale(t *testing.T) {
 		{Path: "x/S1-100.json", Run: Run{Commit: before[:12], Results: results()}},
 		{Path: "x/S2-100.json", Run: Run{Commit: after[:12], Results: []Result{{Scenario: "S2", Size: 100, Provider: "cloudstack"}}}},
 	}, "x")
-	mark := fmt.Sprintf("**Stale**: measured before %s changed `provider/`; run it again.", changed[:12])
+	mark := fmt.Sprintf("**Stale**: measured before %s changed the provider's code; run it again.", changed[:12])
 	if s1, s2 := strings.Index(md, "## S1"), strings.Index(md, "## S2"); strings.Count(md, mark) != 1 || !strings.Contains(md[s1:s2], mark) {
 		t.Errorf("want the S1 section alone marked stale:\n%s", md)
 	}
-	if !strings.Contains(md, fmt.Sprintf("(%s when this file was written)", changed[:12])) {
+	if !strings.Contains(md, fmt.Sprintf("; %s when this file was written)", changed[:12])) {
 		t.Errorf("the summary does not say which commit it checked against:\n%s", md)
 	}
 	if _, err := GitStaleness(t.TempDir()); err == nil {
