@@ -138,7 +138,7 @@ bench-scale: tools build ## Thousands of nodes: S0 at 2000, S2 at 2000 (3 paired
 # each kind, the burst's batch window, and core's cluster-state metrics off: at 5,000
 # NodeClaims, deleting their series on every condition change takes most of a provider's CPU.
 .PHONY: bench-5000
-bench-5000: tools build ## S2 at 5000 nodes with the baseline, core's cluster-state metrics off (about 35 minutes)
+bench-5000: tools build ## S2 at 5000 nodes with the baseline, core's cluster-state metrics off (more than 2 cores: benchmarks/README.md)
 	$(BENCH) -heartbeat-factor 10 -node-lease-parallelism 32 -node-stage-parallelism 32 -core-env $(BATCH_WINDOW),DISABLE_CLUSTER_STATE_OBSERVABILITY=true -scenario S2 -nodes 5000 -baseline -timeout 20m
 
 # The launch benchmarks on the kind cluster (tools/kind/README.md): both providers and the fake
