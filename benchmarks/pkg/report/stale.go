@@ -26,7 +26,7 @@ import (
 // Staleness marks the results measured before the code they measure, the provider's, last
 // changed.
 type Staleness struct {
-	// Provider is the latest commit that changed provider/ when the summary was written.
+	// Provider is the latest commit that changed provider/'s code when the summary was written.
 	Provider string
 	// Stale tells whether a run measured at commit predates Provider.
 	Stale func(commit string) bool
@@ -47,11 +47,11 @@ var providerCode = []string{
 func GitStaleness(dir string) (Staleness, error) {
 	out, err := exec.Command("git", append([]string{"-C", dir, "log", "-1", "--format=%H", "--"}, providerCode...)...).Output()
 	if err != nil {
-		return Staleness{}, fmt.Errorf("finding the latest commit that changed provider/, %w", gitError(err))
+		return Staleness{}, fmt.Errorf("finding the latest commit that changed provider/'s code, %w", gitError(err))
 	}
 	provider := strings.TrimSpace(string(out))
 	if provider == "" {
-		return Staleness{}, errors.New("finding the latest commit that changed provider/, there is none")
+		return Staleness{}, errors.New("finding the latest commit that changed provider/'s code, there is none")
 	}
 	return Staleness{Provider: provider, Stale: func(commit string) bool {
 		commit = strings.TrimSuffix(commit, "+dirty")
